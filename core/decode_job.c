@@ -1,0 +1,143 @@
+/* decode_job.c - decoders for batch/v1 Job and jobset.x-k8s.io JobSet. */
+#include <errno.h>
+#include <string.h>
+
+#include "arena.h"
+#include "decode.h"
+
+/* Decodes a batch/v1 JobSpec (n is the spec map). */
+static int decode_job_spec(struct decode_ctx *c, const struct doc_node *n,
+                           struct job_spec *js)
+{
+    const struct doc_node *tmpl = NULL;
+    bool has_parallelism = false;
+    js->parallelism = 1;
+    int r = decode_field_int32(c, n, "parallelism", &has_parallelism,
+                               &js->parallelism);
+    if (r == 0 && js->parallelism < 0)
+        r = decode_fail_at(c, doc_map_get(n, "parallelism"), "parallelism",
+                           "must be >= 0");
+    if (r == 0)
+        r = decode_field_int32(c, n, "completions", &js->has_completions,
+                               &js->completions);
+    if (r == 0 && js->has_completions && js->completions < 0)
+        r = decode_fail_at(c, doc_map_get(n, "completions"), "completions",
+                           "must be >= 0");
+    /* Kubernetes never runs more pods than there are completions left. */
+    if (r == 0 && js->has_completions && js->completions < js->parallelism)
+        js->parallelism = js->completions;
+    if (r == 0)
+        r = decode_field_bool(c, n, "suspend", &js->suspend);
+    if (r == 0)
+        r = decode_field_map(c, n, "template", &tmpl);
+    if (r == 0 && !tmpl)
+        r = decode_fail_at(c, n, "template", "required");
+    if (r == 0) {
+        size_t mark = decode_path_push(c, "template");
+        r = decode_pod_template(c, tmpl, &js->template);
+        decode_path_pop(c, mark);
+    }
+    return r;
+}
+
+int decode_job(struct decode_ctx *c, const struct doc_node *n,
+               struct object *o)
+{
+    const struct doc_node *spec = NULL;
+    int r = decode_field_map(c, n, "spec", &spec);
+    if (r == 0 && !spec)
+        r = decode_fail_at(c, n, "spec", "required");
+    if (r < 0)
+        return r;
+    size_t mark = decode_path_push(c, "spec");
+    r = decode_job_spec(c, spec, &o->u.job.spec);
+    decode_path_pop(c, mark);
+    return r;
+}
+
+static int decode_replicated_job(struct decode_ctx *c,
+                                 const struct doc_node *n,
+                                 struct replicated_job *rj)
+{
+    const struct doc_node *tmpl = NULL, *meta = NULL, *spec = NULL;
+    rj->replicas = 1;
+    if (n->type != DOC_MAP)
+        return decode_fail(c, n, "expected a map, got a %s",
+                           doc_type_name(n));
+    int r = decode_field_string(c, n, "name", &rj->name);
+    if (r == 0 && (!rj->name || !*rj->name))
+        r = decode_fail_at(c, n, "name", "required");
+    if (r == 0)
+        r = decode_field_int32(c, n, "replicas", NULL, &rj->replicas);
+    if (r == 0 && rj->replicas < 0)
+        r = decode_fail_at(c, doc_map_get(n, "replicas"), "replicas",
+                           "must be >= 0");
+    if (r == 0)
+        r = decode_field_map(c, n, "template", &tmpl);
+    if (r == 0 && !tmpl)
+        r = decode_fail_at(c, n, "template", "required");
+    if (r < 0)
+        return r;
+    size_t mark = decode_path_push(c, "template");
+    r = decode_field_map(c, tmpl, "metadata", &meta);
+    if (r == 0 && meta) {
+        size_t m2 = decode_path_push(c, "metadata");
+        r = decode_field_strmap(c, meta, "labels", &rj->template_meta.labels);
+        if (r == 0)
+            r = decode_field_strmap(c, meta, "annotations",
+                                    &rj->template_meta.annotations);
+        decode_path_pop(c, m2);
+    }
+    if (r == 0)
+        r = decode_field_map(c, tmpl, "spec", &spec);
+    if (r == 0 && !spec)
+        r = decode_fail_at(c, tmpl, "spec", "required");
+    if (r == 0) {
+        size_t m2 = decode_path_push(c, "spec");
+        r = decode_job_spec(c, spec, &rj->spec);
+        decode_path_pop(c, m2);
+    }
+    decode_path_pop(c, mark);
+    return r;
+}
+
+int decode_jobset(struct decode_ctx *c, const struct doc_node *n,
+                  struct object *o)
+{
+    struct jobset *js = &o->u.jobset;
+    const struct doc_node *spec = NULL, *rjs = NULL;
+    int r = decode_field_map(c, n, "spec", &spec);
+    if (r == 0 && !spec)
+        r = decode_fail_at(c, n, "spec", "required");
+    if (r < 0)
+        return r;
+    size_t mark = decode_path_push(c, "spec");
+    r = decode_field_bool(c, spec, "suspend", &js->suspend);
+    if (r == 0)
+        r = decode_field_seq(c, spec, "replicatedJobs", &rjs);
+    if (r == 0 && (!rjs || rjs->n == 0))
+        r = decode_fail_at(c, spec, "replicatedJobs", "required");
+    if (r == 0) {
+        js->replicated_jobs =
+            arena_calloc(c->arena, rjs->n, sizeof(*js->replicated_jobs));
+        if (!js->replicated_jobs)
+            r = -ENOMEM;
+    }
+    size_t m2 = decode_path_push(c, "replicatedJobs");
+    for (size_t i = 0; r == 0 && i < rjs->n; i++) {
+        size_t m3 = decode_path_push_index(c, i);
+        /* Counted before decoding so object_free releases partial specs. */
+        js->n_replicated_jobs = i + 1;
+        r = decode_replicated_job(c, rjs->items[i], &js->replicated_jobs[i]);
+        for (size_t j = 0; r == 0 && j < i; j++)
+            if (strcmp(js->replicated_jobs[j].name,
+                       js->replicated_jobs[i].name) == 0)
+                r = decode_fail_at(c, rjs->items[i], "name",
+                                   "duplicate replicated job \"%s\"",
+                                   js->replicated_jobs[i].name);
+        decode_path_pop(c, m3);
+    }
+    decode_path_pop(c, m2);
+    decode_path_pop(c, mark);
+    return r;
+}

@@ -1,0 +1,325 @@
+/* decode_pod.c - decoders for core/v1 Namespace, Node, Pod and pod
+ * templates, and scheduling.k8s.io/v1 PriorityClass.
+ *
+ * A pod spec is reduced to what scheduling needs; in particular the
+ * containers' requests are folded into the pod's effective request the way
+ * kube-scheduler computes it (k8s.io/component-helpers resource.PodRequests). */
+#include <errno.h>
+#include <string.h>
+
+#include "arena.h"
+#include "decode.h"
+
+int decode_namespace(struct decode_ctx *c, const struct doc_node *n,
+                     struct object *o)
+{
+    return 0;
+}
+
+static int decode_node_ready(struct decode_ctx *c, const struct doc_node *st,
+                             bool *ret)
+{
+    const struct doc_node *conds = NULL;
+    int r = decode_field_seq(c, st, "conditions", &conds);
+    *ret = true;
+    if (r < 0 || !conds)
+        return r;
+    for (size_t i = 0; i < conds->n; i++) {
+        const char *type = NULL, *status = NULL;
+        doc_get_string(doc_map_get(conds->items[i], "type"), &type);
+        doc_get_string(doc_map_get(conds->items[i], "status"), &status);
+        if (type && status && strcmp(type, "Ready") == 0)
+            *ret = strcmp(status, "True") == 0;
+    }
+    return 0;
+}
+
+int decode_node(struct decode_ctx *c, const struct doc_node *n,
+                struct object *o)
+{
+    struct node_object *nd = &o->u.node;
+    const struct doc_node *spec = NULL, *st = NULL;
+    resource_list_init(&nd->capacity);
+    resource_list_init(&nd->allocatable);
+    nd->ready = true;
+
+    int r = decode_field_map(c, n, "spec", &spec);
+    if (r == 0 && spec) {
+        size_t mark = decode_path_push(c, "spec");
+        r = decode_field_bool(c, spec, "unschedulable", &nd->unschedulable);
+        if (r == 0)
+            r = decode_taints(c, spec, "taints", &nd->n_taints, &nd->taints);
+        decode_path_pop(c, mark);
+    }
+    if (r == 0)
+        r = decode_field_map(c, n, "status", &st);
+    if (r == 0 && st) {
+        size_t mark = decode_path_push(c, "status");
+        r = decode_field_resources(c, st, "capacity", &nd->capacity);
+        if (r == 0)
+            r = decode_field_resources(c, st, "allocatable",
+                                       &nd->allocatable);
+        if (r == 0 && !doc_map_get(st, "allocatable"))
+            r = resource_list_copy(&nd->allocatable, &nd->capacity);
+        if (r == 0)
+            r = decode_node_ready(c, st, &nd->ready);
+        decode_path_pop(c, mark);
+    }
+    return r;
+}
+
+/* One container's requests, defaulted from its limits as the API server
+ * does for pods. */
+static int container_requests(struct decode_ctx *c,
+                              const struct doc_node *ctr,
+                              struct resource_list *ret)
+{
+    const struct doc_node *res = NULL;
+    struct resource_list limits;
+    resource_list_init(&limits);
+    int r = decode_field_map(c, ctr, "resources", &res);
+    if (r < 0 || !res)
+        return r;
+    size_t mark = decode_path_push(c, "resources");
+    r = decode_field_resources(c, res, "requests", ret);
+    if (r == 0)
+        r = decode_field_resources(c, res, "limits", &limits);
+    for (size_t i = 0; r == 0 && i < limits.n; i++)
+        if (!resource_list_has(ret, limits.items[i].name))
+            r = resource_list_set(ret, limits.items[i].name,
+                                  limits.items[i].milli);
+    decode_path_pop(c, mark);
+    resource_list_release(&limits);
+    return r;
+}
+
+/* Sums containers and folds init containers into spec->requests. */
+static int pod_requests(struct decode_ctx *c, const struct doc_node *spec,
+                        struct pod_spec *ps)
+{
+    const struct doc_node *ctrs = NULL, *inits = NULL;
+    struct resource_list one, sidecars, init_max, step;
+    resource_list_init(&one);
+    resource_list_init(&sidecars);
+    resource_list_init(&init_max);
+    resource_list_init(&step);
+
+    int r = decode_field_seq(c, spec, "containers", &ctrs);
+    if (r == 0)
+        r = decode_field_seq(c, spec, "initContainers", &inits);
+    size_t mark = decode_path_push(c, "containers");
+    for (size_t i = 0; r == 0 && ctrs && i < ctrs->n; i++) {
+        size_t m2 = decode_path_push_index(c, i);
+        if (ctrs->items[i]->type != DOC_MAP)
+            r = decode_fail(c, ctrs->items[i], "expected a map, got a %s",
+                            doc_type_name(ctrs->items[i]));
+        if (r == 0)
+            r = container_requests(c, ctrs->items[i], &one);
+        if (r == 0)
+            r = resource_list_add(&ps->requests, &one);
+        resource_list_release(&one);
+        decode_path_pop(c, m2);
+    }
+    decode_path_pop(c, mark);
+    ps->n_containers = ctrs ? ctrs->n : 0;
+
+    mark = decode_path_push(c, "initContainers");
+    for (size_t i = 0; r == 0 && inits && i < inits->n; i++) {
+        const struct doc_node *ic = inits->items[i];
+        const char *restart = NULL;
+        size_t m2 = decode_path_push_index(c, i);
+        if (ic->type != DOC_MAP)
+            r = decode_fail(c, ic, "expected a map, got a %s",
+                            doc_type_name(ic));
+        if (r == 0)
+            r = container_requests(c, ic, &one);
+        if (r == 0)
+            r = decode_field_string(c, ic, "restartPolicy", &restart);
+        if (r == 0 && restart && strcmp(restart, "Always") == 0) {
+            /* A sidecar runs beside everything after it. */
+            r = resource_list_add(&ps->requests, &one);
+            if (r == 0)
+                r = resource_list_add(&sidecars, &one);
+            if (r == 0)
+                r = resource_list_copy(&step, &sidecars);
+        } else if (r == 0) {
+            r = resource_list_copy(&step, &one);
+            if (r == 0)
+                r = resource_list_add(&step, &sidecars);
+        }
+        if (r == 0)
+            r = resource_list_max(&init_max, &step);
+        resource_list_release(&one);
+        decode_path_pop(c, m2);
+    }
+    decode_path_pop(c, mark);
+    ps->n_init_containers = inits ? inits->n : 0;
+    if (r == 0)
+        r = resource_list_max(&ps->requests, &init_max);
+
+    /* Pod-level resources replace the container sum where given. */
+    const struct doc_node *pod_res = NULL;
+    if (r == 0)
+        r = decode_field_map(c, spec, "resources", &pod_res);
+    if (r == 0 && pod_res) {
+        mark = decode_path_push(c, "resources");
+        r = decode_field_resources(c, pod_res, "requests", &ps->requests);
+        decode_path_pop(c, mark);
+    }
+    if (r == 0 && doc_map_get(spec, "overhead")) {
+        struct resource_list overhead;
+        resource_list_init(&overhead);
+        r = decode_field_resources(c, spec, "overhead", &overhead);
+        if (r == 0)
+            r = resource_list_add(&ps->requests, &overhead);
+        resource_list_release(&overhead);
+    }
+    if (r == -ERANGE)
+        r = decode_fail(c, spec, "pod resource requests overflow");
+    resource_list_release(&one);
+    resource_list_release(&sidecars);
+    resource_list_release(&init_max);
+    resource_list_release(&step);
+    return r;
+}
+
+static int decode_affinity(struct decode_ctx *c, const struct doc_node *spec,
+                           struct pod_spec *ps)
+{
+    const struct doc_node *aff = NULL, *na = NULL, *req = NULL;
+    int r = decode_field_map(c, spec, "affinity", &aff);
+    if (r < 0 || !aff)
+        return r;
+    size_t mark = decode_path_push(c, "affinity");
+    r = decode_field_map(c, aff, "nodeAffinity", &na);
+    if (r == 0 && na) {
+        size_t m2 = decode_path_push(c, "nodeAffinity");
+        r = decode_field_map(c, na,
+                             "requiredDuringSchedulingIgnoredDuringExecution",
+                             &req);
+        if (r == 0 && req) {
+            size_t m3 = decode_path_push(
+                c, "requiredDuringSchedulingIgnoredDuringExecution");
+            ps->required_affinity =
+                arena_alloc(c->arena, sizeof(*ps->required_affinity));
+            r = ps->required_affinity
+                    ? decode_node_selector(c, req, ps->required_affinity)
+                    : -ENOMEM;
+            decode_path_pop(c, m3);
+        }
+        decode_path_pop(c, m2);
+    }
+    decode_path_pop(c, mark);
+    return r;
+}
+
+static int decode_pod_spec(struct decode_ctx *c, const struct doc_node *spec,
+                           struct pod_spec *ps)
+{
+    const struct doc_node *gates = NULL;
+    ps->scheduler_name = "default-scheduler";
+    int r = decode_field_string(c, spec, "schedulerName", &ps->scheduler_name);
+    if (r == 0)
+        r = decode_field_string(c, spec, "nodeName", &ps->node_name);
+    if (r == 0 && ps->node_name && !*ps->node_name)
+        ps->node_name = NULL;
+    if (r == 0)
+        r = decode_field_string(c, spec, "priorityClassName",
+                                &ps->priority_class_name);
+    if (r == 0)
+        r = decode_field_int32(c, spec, "priority", &ps->has_priority,
+                               &ps->priority);
+    if (r == 0)
+        r = decode_field_string(c, spec, "restartPolicy", &ps->restart_policy);
+    if (r == 0)
+        r = decode_field_strmap(c, spec, "nodeSelector", &ps->node_selector);
+    if (r == 0)
+        r = decode_affinity(c, spec, ps);
+    if (r == 0)
+        r = decode_tolerations(c, spec, "tolerations", &ps->n_tolerations,
+                               &ps->tolerations);
+    if (r == 0)
+        r = decode_field_seq(c, spec, "schedulingGates", &gates);
+    if (r == 0)
+        ps->n_scheduling_gates = gates ? gates->n : 0;
+    if (r == 0)
+        r = pod_requests(c, spec, ps);
+    return r;
+}
+
+void pod_spec_release(struct pod_spec *s)
+{
+    if (s)
+        resource_list_release(&s->requests);
+}
+
+/* Decodes the "spec" member of n into ps, under path prefix "spec". */
+static int decode_spec_member(struct decode_ctx *c, const struct doc_node *n,
+                              struct pod_spec *ps)
+{
+    const struct doc_node *spec = NULL;
+    resource_list_init(&ps->requests);
+    int r = decode_field_map(c, n, "spec", &spec);
+    if (r == 0 && !spec)
+        r = decode_fail_at(c, n, "spec", "required");
+    if (r < 0)
+        return r;
+    size_t mark = decode_path_push(c, "spec");
+    r = decode_pod_spec(c, spec, ps);
+    decode_path_pop(c, mark);
+    return r;
+}
+
+int decode_pod(struct decode_ctx *c, const struct doc_node *n,
+               struct object *o)
+{
+    static const char *const phases[] = {"Pending", "Running", "Succeeded",
+                                         "Failed", NULL};
+    const struct doc_node *st = NULL;
+    int r = decode_spec_member(c, n, &o->u.pod.spec);
+    if (r == 0)
+        r = decode_field_map(c, n, "status", &st);
+    if (r == 0 && st) {
+        int phase = POD_PHASE_PENDING;
+        size_t mark = decode_path_push(c, "status");
+        r = decode_field_enum(c, st, "phase", phases, POD_PHASE_UNKNOWN,
+                              &phase);
+        o->u.pod.phase = (enum pod_phase)phase;
+        decode_path_pop(c, mark);
+    }
+    return r;
+}
+
+int decode_pod_template(struct decode_ctx *c, const struct doc_node *n,
+                        struct pod_template *ret)
+{
+    const struct doc_node *meta = NULL;
+    int r = decode_field_map(c, n, "metadata", &meta);
+    if (r == 0 && meta) {
+        size_t mark = decode_path_push(c, "metadata");
+        r = decode_field_strmap(c, meta, "labels", &ret->meta.labels);
+        if (r == 0)
+            r = decode_field_strmap(c, meta, "annotations",
+                                    &ret->meta.annotations);
+        decode_path_pop(c, mark);
+    }
+    if (r == 0)
+        r = decode_spec_member(c, n, &ret->spec);
+    return r;
+}
+
+int decode_priority_class(struct decode_ctx *c, const struct doc_node *n,
+                          struct object *o)
+{
+    struct priority_class *pc = &o->u.priority_class;
+    bool has_value = false;
+    int r = decode_field_int32(c, n, "value", &has_value, &pc->value);
+    if (r == 0 && !has_value)
+        r = decode_fail_at(c, n, "value", "required");
+    if (r == 0)
+        r = decode_field_bool(c, n, "globalDefault", &pc->global_default);
+    if (r == 0)
+        r = decode_field_string(c, n, "preemptionPolicy",
+                                &pc->preemption_policy);
+    return r;
+}

@@ -1,0 +1,317 @@
+/* ordo/plugin.h - the public C ABI between ordo-scheduler and its plugins.
+ *
+ * This is the only header a plugin includes. One shared object is one plugin
+ * of one kind and exports exactly one symbol, ORDO_PLUGIN_SYMBOL, a const
+ * struct ordo_plugin_descriptor. The host checks its first three fields (ABI
+ * major, minor, struct size) before reading anything else, so they are
+ * frozen forever; everything after them, here and in struct ordo_host, is
+ * append-only within a major version (a new field bumps ORDO_ABI_MINOR).
+ *
+ * Ownership (A6 of the design): the host owns every handle it passes in.
+ * Call-scoped handles (workloads, nodes, ClusterQueues, flavors) are valid
+ * until the op returns; a cycle is valid until the cycle ends. Scratch memory
+ * comes from host->cycle_alloc and is released by the host at cycle end.
+ * Long-lived state is allocated in init (host->alloc), returned through
+ * ret_self, passed back to every op and released in fini. Nothing crosses the
+ * boundary that the other side must free().
+ *
+ * Threading (A7): every op runs on the scheduling thread, never blocks, does
+ * no I/O and calls host functions only from inside an op. Plugins keep no
+ * mutable globals: the same .so may be instantiated twice.
+ *
+ * Build a plugin with:
+ *   cc -shared -fPIC $(pkg-config --cflags ordo-plugin) my.c -o my.so
+ * See docs/plugin-guide.md. */
+#ifndef ORDO_PLUGIN_H
+#define ORDO_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ORDO_ABI_MAJOR 1
+#define ORDO_ABI_MINOR 0
+
+/* Name of the one exported symbol. */
+#define ORDO_PLUGIN_SYMBOL "ordo_plugin"
+
+/* Each kind serves one extension point of the scheduling cycle:
+ * heads (QUEUE) -> QUOTA -> PREEMPT -> PLACE -> commit. */
+enum ordo_plugin_kind {
+    ORDO_PLUGIN_QUEUE = 1,   /* order workloads of a ClusterQueue */
+    ORDO_PLUGIN_QUOTA = 2,   /* assign flavors, decide fit under quota */
+    ORDO_PLUGIN_PREEMPT = 3, /* choose victims */
+    ORDO_PLUGIN_PLACE = 4    /* filter and score nodes for a pod set */
+};
+
+/* What a decision op answers. Every non-OK verdict carries a reason set
+ * with host->reason(); the host prefixes the plugin's name. Unknown values
+ * from a newer plugin are treated as ORDO_ERROR. */
+enum ordo_verdict {
+    ORDO_OK = 0,            /* fits / passes */
+    ORDO_SKIP = 1,          /* the plugin has no opinion */
+    ORDO_UNSCHEDULABLE = 2, /* not now; preemption or waiting may help */
+    ORDO_UNRESOLVABLE = 3,  /* never, whatever happens; skip preemption */
+    ORDO_ERROR = 4          /* the plugin failed; the host backs off */
+};
+
+/* Opaque handles; see the ownership rules above. */
+struct ordo_plugin;   /* the host's record of a plugin instance */
+struct ordo_cycle;    /* one scheduling cycle (its snapshot and scratch) */
+struct ordo_workload; /* a gang: pod sets that are admitted together */
+struct ordo_cq;       /* a ClusterQueue */
+struct ordo_flavor;   /* a ResourceFlavor */
+struct ordo_node;     /* a node */
+
+/* Resources are interned: an id per resource name, stable for the life of
+ * the process. Quantities are int64 milli-units ("1" = 1000, "1Ki" =
+ * 1024000); never floating point. */
+typedef int32_t ordo_resource_id;
+#define ORDO_RESOURCE_NONE ((ordo_resource_id)-1)
+
+enum ordo_log_level {
+    ORDO_LOG_DEBUG = 0,
+    ORDO_LOG_INFO = 1,
+    ORDO_LOG_WARNING = 2,
+    ORDO_LOG_ERROR = 3
+};
+
+/* How a head that was not admitted affects its queue. */
+enum ordo_queue_action {
+    ORDO_QUEUE_HOLD = 0, /* it stays the head and blocks its queue
+                            (StrictFIFO) */
+    ORDO_QUEUE_NEXT = 1  /* park it until something relevant changes and
+                            let the next one try (BestEffortFIFO) */
+};
+
+/* The QUOTA plugin's answer for one workload (Kueue's assignment mode). */
+enum ordo_quota_mode {
+    ORDO_QUOTA_FIT = 0,     /* fits in unused quota (maybe borrowing) */
+    ORDO_QUOTA_PREEMPT = 1, /* fits only if workloads are preempted */
+    ORDO_QUOTA_NOFIT = 2    /* does not fit */
+};
+
+/* ---- the host's function table ------------------------------------------
+ * Passed to init; valid for the life of the plugin. Call only from inside an
+ * op, on the scheduling thread (log may be called from any thread). */
+struct ordo_host {
+    /* Frozen. */
+    uint32_t abi_major;
+    uint32_t abi_minor;
+    uint32_t struct_size;
+
+    /* Logging, prefixed with the plugin's name. */
+    void (*log)(const struct ordo_plugin *p, enum ordo_log_level level,
+                const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+    /* Long-lived memory: host->free() frees what host->alloc() returned. */
+    void *(*alloc)(size_t size); /* zeroed; NULL on OOM */
+    void (*free)(void *ptr);     /* NULL-safe */
+    /* Scratch memory, zeroed, released by the host when the cycle ends. */
+    void *(*cycle_alloc)(struct ordo_cycle *cy, size_t size);
+
+    /* Sets the reason of the verdict the current op is about to return
+     * (printf rules; the host copies it). */
+    void (*reason)(struct ordo_cycle *cy, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+
+    /* The plugin's own arguments from the scheduler configuration
+     * (pluginConfig[].args), typed, with a default when absent. Return 0, or
+     * -EINVAL when present with the wrong type (the host already logged it
+     * at startup). */
+    int (*config_int)(const struct ordo_plugin *p, const char *key,
+                      int64_t def, int64_t *ret);
+    int (*config_string)(const struct ordo_plugin *p, const char *key,
+                         const char *def, const char **ret);
+
+    /* Resources. */
+    ordo_resource_id (*resource_id)(const char *name); /* NONE if unknown */
+    const char *(*resource_name)(ordo_resource_id id);
+
+    /* Workloads. Strings are owned by the host. */
+    const char *(*wl_name)(const struct ordo_workload *wl); /* "ns/name" */
+    int32_t (*wl_priority)(const struct ordo_workload *wl);
+    /* Queue-order timestamp (creation, or last eviction), ns. */
+    int64_t (*wl_queue_time)(const struct ordo_workload *wl);
+    const struct ordo_cq *(*wl_cq)(const struct ordo_workload *wl);
+    uint32_t (*wl_n_podsets)(const struct ordo_workload *wl);
+    const char *(*ps_name)(const struct ordo_workload *wl, uint32_t ps);
+    uint32_t (*ps_count)(const struct ordo_workload *wl, uint32_t ps);
+    /* The pod set's resources: index i < ps_n_requests gives id and the
+     * request of ONE pod. */
+    uint32_t (*ps_n_requests)(const struct ordo_workload *wl, uint32_t ps);
+    void (*ps_request)(const struct ordo_workload *wl, uint32_t ps,
+                       uint32_t i, ordo_resource_id *ret_id,
+                       int64_t *ret_milli);
+    /* Kubernetes matching of one pod of the set against a node: node
+     * selector and required affinity. */
+    bool (*ps_matches_node)(const struct ordo_workload *wl, uint32_t ps,
+                            const struct ordo_node *node);
+    /* Whether one pod of the set tolerates the node's NoSchedule and
+     * NoExecute taints, with its own tolerations plus those of the flavors
+     * assigned to it in this cycle (Kueue adds a flavor's tolerations to
+     * the pods it admits). */
+    bool (*ps_tolerates_node)(struct ordo_cycle *cy,
+                              const struct ordo_workload *wl, uint32_t ps,
+                              const struct ordo_node *node);
+    /* Same, against a flavor's nodeLabels (only the keys the flavor
+     * declares) and nodeTaints (tolerating with the flavor's tolerations
+     * too). */
+    bool (*ps_matches_flavor)(const struct ordo_workload *wl, uint32_t ps,
+                              const struct ordo_flavor *f);
+
+    /* ClusterQueues: resource groups, flavors in order, quota and usage. */
+    const char *(*cq_name)(const struct ordo_cq *cq);
+    uint32_t (*cq_n_groups)(const struct ordo_cq *cq);
+    /* The group covering id, or -1. */
+    int32_t (*cq_group_of)(const struct ordo_cq *cq, ordo_resource_id id);
+    uint32_t (*cq_group_n_flavors)(const struct ordo_cq *cq, uint32_t g);
+    const struct ordo_flavor *(*cq_group_flavor)(const struct ordo_cq *cq,
+                                                 uint32_t g, uint32_t i);
+    /* Nominal quota of (flavor, resource); false when the CQ does not list
+     * that pair. */
+    bool (*cq_nominal)(const struct ordo_cq *cq, const struct ordo_flavor *f,
+                       ordo_resource_id id, int64_t *ret_milli);
+    /* Usage of (flavor, resource) in this cycle's snapshot, including the
+     * admissions made earlier in the same cycle. */
+    int64_t (*cq_usage)(struct ordo_cycle *cy, const struct ordo_cq *cq,
+                        const struct ordo_flavor *f, ordo_resource_id id);
+    const char *(*flavor_name)(const struct ordo_flavor *f);
+
+    /* Nodes. */
+    uint32_t (*n_nodes)(struct ordo_cycle *cy);
+    const struct ordo_node *(*node_at)(struct ordo_cycle *cy, uint32_t i);
+    const char *(*node_name)(const struct ordo_node *n);
+    const char *(*node_label)(const struct ordo_node *n, const char *key);
+    bool (*node_schedulable)(const struct ordo_node *n);
+    int64_t (*node_allocatable)(const struct ordo_node *n,
+                                ordo_resource_id id);
+    /* Allocatable minus every pod bound or assumed on the node, including
+     * pods placed earlier in this placement. */
+    int64_t (*node_free)(struct ordo_cycle *cy, const struct ordo_node *n,
+                         ordo_resource_id id);
+
+    /* Writing the QUOTA plugin's assignment: pod set ps takes flavor f for
+     * every resource of group g. Returns 0 or -EINVAL (the host checks that
+     * f is in that group of the workload's ClusterQueue). */
+    int (*assign_flavor)(struct ordo_cycle *cy, uint32_t ps, uint32_t g,
+                         const struct ordo_flavor *f);
+    /* Whether the assignment borrows from the cohort. */
+    void (*assign_borrows)(struct ordo_cycle *cy, bool borrows);
+    /* The flavor assigned to pod set ps for resource id (PLACE plugins use
+     * it to keep pods on that flavor's nodes); NULL when none. */
+    const struct ordo_flavor *(*assigned_flavor)(struct ordo_cycle *cy,
+                                                 uint32_t ps,
+                                                 ordo_resource_id id);
+    /* A flavor's nodeLabels value for key, NULL when it declares none. */
+    const char *(*flavor_node_label)(const struct ordo_flavor *f,
+                                     const char *key);
+    uint32_t (*flavor_n_node_labels)(const struct ordo_flavor *f);
+    void (*flavor_node_label_at)(const struct ordo_flavor *f, uint32_t i,
+                                 const char **ret_key, const char **ret_value);
+};
+
+/* ---- op tables, one per kind ---------------------------------------------
+ * `self` is what init returned. Every op runs on the scheduling thread, may
+ * not block, and may touch only self, its arguments and the host table. */
+
+struct ordo_queue_ops {
+    /* Called when the host orders a ClusterQueue's pending workloads, many
+     * times per cycle. Returns true when a goes before b; must be a strict
+     * weak order. */
+    bool (*less)(void *self, const struct ordo_workload *a,
+                 const struct ordo_workload *b);
+    /* Called once for a head the cycle did not admit, with the verdict it
+     * got. Returns what happens to the queue behind it. */
+    enum ordo_queue_action (*on_not_admitted)(void *self,
+                                              const struct ordo_workload *wl,
+                                              enum ordo_verdict verdict);
+};
+
+struct ordo_quota_ops {
+    /* Called once per head per cycle, in the cycle's order, after earlier
+     * admissions of the same cycle were charged. Chooses flavors with
+     * host->assign_flavor and sets *ret_mode; returns ORDO_OK when it
+     * decided (whatever the mode), another verdict with a reason when it
+     * could not. On NOFIT or PREEMPT, host->reason says why. */
+    enum ordo_verdict (*assign)(void *self, struct ordo_cycle *cy,
+                                const struct ordo_workload *wl,
+                                enum ordo_quota_mode *ret_mode);
+};
+
+struct ordo_preempt_ops {
+    /* Called for a head whose assignment mode is PREEMPT, with the
+     * workloads the host allows as victims. Writes the chosen ones' indexes
+     * into ret_victims (capacity n_candidates) and their number into
+     * *ret_n; returns ORDO_OK, or ORDO_UNSCHEDULABLE with a reason when no
+     * set of victims would do. The host checks the victims are candidates. */
+    enum ordo_verdict (*select_victims)(
+        void *self, struct ordo_cycle *cy, const struct ordo_workload *wl,
+        const struct ordo_workload *const *candidates, uint32_t n_candidates,
+        uint32_t *ret_victims, uint32_t *ret_n);
+};
+
+struct ordo_place_ops {
+    /* Called for each (pod of a pod set, node) the host considers while it
+     * places a workload; host->node_free already counts the pods placed so
+     * far. ORDO_OK when the pod can go there. */
+    enum ordo_verdict (*filter)(void *self, struct ordo_cycle *cy,
+                                const struct ordo_workload *wl, uint32_t ps,
+                                const struct ordo_node *node);
+    /* Optional. Called for nodes that passed every filter; writes 0..100
+     * (higher is better) into *ret_score. Out-of-range scores are an error
+     * for that plugin. */
+    enum ordo_verdict (*score)(void *self, struct ordo_cycle *cy,
+                               const struct ordo_workload *wl, uint32_t ps,
+                               const struct ordo_node *node,
+                               int64_t *ret_score);
+};
+
+/* ---- the descriptor -------------------------------------------------------- */
+struct ordo_plugin_descriptor {
+    /* Frozen: checked by the host before any other field is read. */
+    uint32_t abi_major;   /* ORDO_ABI_MAJOR the plugin was built with */
+    uint32_t abi_minor;   /* ORDO_ABI_MINOR the plugin was built with */
+    uint32_t struct_size; /* sizeof(struct ordo_plugin_descriptor) */
+    /* Identity, readable without initialising the plugin. */
+    uint32_t kind;       /* enum ordo_plugin_kind */
+    const char *name;    /* unique, [a-z0-9-]{1,63}, e.g. "strict-fifo" */
+    const char *version; /* the plugin's own version, e.g. "1.0.0" */
+    const char *summary; /* one line for --list-plugins */
+
+    /* Called once at startup on the main thread, before any op. Returns 0
+     * with its state in *ret_self (may be NULL), or a negative errno after
+     * logging why and freeing what it allocated. Required. */
+    int (*init)(const struct ordo_host *host, const struct ordo_plugin *p,
+                void **ret_self);
+    /* Called once at shutdown; accepts NULL and half-initialised state.
+     * Optional. */
+    void (*fini)(void *self);
+
+    /* The ops of this plugin's kind; exactly the one matching `kind` must
+     * be non-NULL, with its required ops set. */
+    const struct ordo_queue_ops *queue;
+    const struct ordo_quota_ops *quota;
+    const struct ordo_preempt_ops *preempt;
+    const struct ordo_place_ops *place;
+};
+
+/* Declares the one exported descriptor. */
+#define ORDO_PLUGIN_DESCRIPTOR                                                 \
+    extern const struct ordo_plugin_descriptor ordo_plugin;                    \
+    const struct ordo_plugin_descriptor ordo_plugin
+
+/* Fills the frozen fields. */
+#define ORDO_PLUGIN_HEADER                                                     \
+    .abi_major = ORDO_ABI_MAJOR, .abi_minor = ORDO_ABI_MINOR,                  \
+    .struct_size = sizeof(struct ordo_plugin_descriptor)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

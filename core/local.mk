@@ -1,0 +1,29 @@
+# core/local.mk - libordo-core: quantities, resources, selectors, document
+# decoding, typed objects and logging. Everything else links against it.
+noinst_LTLIBRARIES += core/libordo-core.la
+core_libordo_core_la_SOURCES = \
+	%reldir%/arena.c %reldir%/arena.h \
+	%reldir%/err.c %reldir%/err.h \
+	%reldir%/strmap.c %reldir%/strmap.h \
+	%reldir%/log.c %reldir%/log.h \
+	%reldir%/resid.c %reldir%/resid.h \
+	%reldir%/duration.c %reldir%/duration.h \
+	%reldir%/quantity.c %reldir%/quantity.h \
+	%reldir%/resources.c %reldir%/resources.h \
+	%reldir%/labels.c %reldir%/labels.h \
+	%reldir%/doc.c %reldir%/doc.h \
+	%reldir%/objects.h \
+	%reldir%/decode.c %reldir%/decode.h \
+	%reldir%/decode_meta.c \
+	%reldir%/decode_pod.c \
+	%reldir%/decode_job.c \
+	%reldir%/decode_kueue.c \
+	%reldir%/manifest.c %reldir%/manifest.h
+core_libordo_core_la_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(JSONC_CFLAGS)
+core_libordo_core_la_LIBADD = $(YAML_LIBS) $(JSONC_LIBS)
+
+# The public plugin header and its pkg-config file.
+ordoincludedir = $(includedir)/ordo
+ordoinclude_HEADERS = %reldir%/include/ordo/plugin.h
+pkgconfig_DATA += %reldir%/ordo-plugin.pc
+EXTRA_DIST += %reldir%/ordo-plugin.pc.in

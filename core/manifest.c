@@ -1,0 +1,204 @@
+/* manifest.c - loading manifests from files, directories and buffers (see
+ * manifest.h). */
+#include "manifest.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "decode.h"
+#include "doc.h"
+
+void manifest_set_init(struct manifest_set *s)
+{
+    memset(s, 0, sizeof(*s));
+}
+
+void manifest_set_release(struct manifest_set *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        object_free(s->objects[i]);
+    free(s->objects);
+    manifest_set_init(s);
+}
+
+static int set_push(struct manifest_set *s, struct object *o)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        struct object **v = realloc(s->objects, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        s->objects = v;
+        s->cap = cap;
+    }
+    s->objects[s->n++] = o;
+    return 0;
+}
+
+static void report(struct manifest_set *s, const struct err *e,
+                   manifest_error_fn on_error, void *userdata)
+{
+    s->n_errors++;
+    if (on_error)
+        on_error(e, userdata);
+}
+
+/* Decodes one document, unpacking `kind: List`. */
+static int load_node(struct manifest_set *s, const struct doc_node *n,
+                     const char *file, manifest_error_fn on_error,
+                     void *userdata, int *bad)
+{
+    struct err e;
+    const char *kind = NULL;
+    const struct doc_node *items = doc_map_get(n, "items");
+    if (doc_get_string(doc_map_get(n, "kind"), &kind) == 0 && items &&
+        strlen(kind) >= 4 && strcmp(kind + strlen(kind) - 4, "List") == 0 &&
+        items->type == DOC_SEQ) {
+        for (size_t i = 0; i < items->n; i++) {
+            int r = load_node(s, items->items[i], file, on_error, userdata,
+                              bad);
+            if (r == -ENOMEM)
+                return r;
+        }
+        return 0;
+    }
+    struct object *o = NULL;
+    int r = decode_object(n, file, &o, &e);
+    if (r == DECODE_IGNORED) {
+        s->n_ignored++;
+        return 0;
+    }
+    if (r == -ENOMEM)
+        return r;
+    if (r < 0) {
+        *bad = 1;
+        report(s, &e, on_error, userdata);
+        return 0;
+    }
+    r = set_push(s, o);
+    if (r < 0)
+        object_free(o);
+    return r;
+}
+
+static int load_doc(struct manifest_set *s, struct doc *d, const char *file,
+                    manifest_error_fn on_error, void *userdata)
+{
+    int bad = 0;
+    for (size_t i = 0; i < d->n_docs; i++) {
+        int r = load_node(s, d->docs[i], file, on_error, userdata, &bad);
+        if (r < 0)
+            return r;
+    }
+    return bad ? -EINVAL : 0;
+}
+
+int manifest_load_buffer(struct manifest_set *s, const char *buf, size_t len,
+                         const char *file, manifest_error_fn on_error,
+                         void *userdata)
+{
+    struct doc *d = NULL;
+    struct err e;
+    size_t i = 0;
+    while (i < len && strchr(" \t\r\n", buf[i]))
+        i++;
+    bool json = i < len && (buf[i] == '{' || buf[i] == '[');
+    int r = json ? doc_parse_json(buf, len, file, &d, &e)
+                 : doc_parse_yaml(buf, len, file, &d, &e);
+    if (r < 0) {
+        report(s, &e, on_error, userdata);
+        return r;
+    }
+    r = load_doc(s, d, file, on_error, userdata);
+    doc_free(d);
+    return r;
+}
+
+static int load_file(struct manifest_set *s, const char *path,
+                     manifest_error_fn on_error, void *userdata)
+{
+    struct doc *d = NULL;
+    struct err e;
+    int r = doc_load_file(path, &d, &e);
+    if (r < 0) {
+        report(s, &e, on_error, userdata);
+        return r;
+    }
+    r = load_doc(s, d, path, on_error, userdata);
+    doc_free(d);
+    return r;
+}
+
+static bool is_manifest_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (name[0] == '.')
+        return false;
+    return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) ||
+           (n > 4 && strcmp(name + n - 4, ".yml") == 0) ||
+           (n > 5 && strcmp(name + n - 5, ".json") == 0);
+}
+
+static int cmp_names(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int load_dir(struct manifest_set *s, const char *path, int depth,
+                    manifest_error_fn on_error, void *userdata)
+{
+    struct dirent **names = NULL;
+    struct err e;
+    int n = scandir(path, &names, NULL, cmp_names);
+    if (n < 0) {
+        int r = err_set(&e, errno, "%s: %s", path, strerror(errno));
+        report(s, &e, on_error, userdata);
+        return r;
+    }
+    int result = 0;
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        char *child = NULL;
+        struct stat st;
+        if (name[0] == '.' || asprintf(&child, "%s/%s", path, name) < 0) {
+            free(names[i]);
+            continue;
+        }
+        int r = 0;
+        if (stat(child, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (depth < 16)
+                r = load_dir(s, child, depth + 1, on_error, userdata);
+        } else if (is_manifest_name(name)) {
+            r = load_file(s, child, on_error, userdata);
+        }
+        if (r < 0 && result == 0)
+            result = r;
+        if (r == -ENOMEM)
+            result = r;
+        free(child);
+        free(names[i]);
+    }
+    free(names);
+    return result;
+}
+
+int manifest_load_path(struct manifest_set *s, const char *path,
+                       manifest_error_fn on_error, void *userdata)
+{
+    struct stat st;
+    struct err e;
+    if (stat(path, &st) < 0) {
+        int r = err_set(&e, errno, "%s: %s", path, strerror(errno));
+        report(s, &e, on_error, userdata);
+        return r;
+    }
+    if (S_ISDIR(st.st_mode))
+        return load_dir(s, path, 0, on_error, userdata);
+    return load_file(s, path, on_error, userdata);
+}

@@ -1,0 +1,511 @@
+/* cluster.c - the scheduler's cache: filing objects by key, node and quota
+ * accounting, and ClusterQueues rebuilt from Kueue objects (see
+ * cluster.h). Workload assembly is in workload.c. */
+#include "cluster.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resid.h"
+#include "workload.h"
+
+const char *wl_kind_name(enum wl_kind k)
+{
+    static const char *const names[WL_KIND_MAX] = {"Job", "JobSet", "PodGroup",
+                                                   "Pod"};
+    return (unsigned)k < WL_KIND_MAX ? names[k] : "Unknown";
+}
+
+void cluster_init(struct cluster *c)
+{
+    memset(c, 0, sizeof(*c));
+}
+
+static void index_free(struct obj_entry **index)
+{
+    struct obj_entry *e, *tmp;
+    HASH_ITER(hh, *index, e, tmp)
+    {
+        HASH_DEL(*index, e);
+        object_free(e->obj);
+        free(e->key);
+        free(e);
+    }
+}
+
+static void cq_free(struct cq *q)
+{
+    for (uint32_t g = 0; q && g < q->n_groups; g++) {
+        free(q->groups[g].res_ids);
+        free(q->groups[g].flavors);
+        free(q->groups[g].nominal);
+        free(q->groups[g].usage);
+    }
+    if (q) {
+        free(q->groups);
+        free(q->pending);
+        free(q->name);
+        free(q);
+    }
+}
+
+void cluster_release(struct cluster *c)
+{
+    struct pod *p, *ptmp;
+    HASH_ITER(hh, c->pods, p, ptmp)
+    {
+        HASH_DEL(c->pods, p);
+        object_free(p->obj);
+        free(p->request);
+        free(p->key);
+        free(p);
+    }
+    struct workload *w, *wtmp;
+    HASH_ITER(hh, c->workloads, w, wtmp)
+    {
+        HASH_DEL(c->workloads, w);
+        workload_free(w);
+    }
+    struct node *n, *ntmp;
+    HASH_ITER(hh, c->nodes, n, ntmp)
+    {
+        HASH_DEL(c->nodes, n);
+        object_free(n->obj);
+        free(n->alloc);
+        free(n->used);
+        free(n->name);
+        free(n);
+    }
+    free(c->nodes_v);
+    struct cq *q, *qtmp;
+    HASH_ITER(hh, c->cqs, q, qtmp)
+    {
+        HASH_DEL(c->cqs, q);
+        object_free(q->obj);
+        cq_free(q);
+    }
+    free(c->cqs_v);
+    free(c->fresh);
+    struct flavor *f, *ftmp;
+    HASH_ITER(hh, c->flavors, f, ftmp)
+    {
+        HASH_DEL(c->flavors, f);
+        object_free(f->obj);
+        free(f->name);
+        free(f);
+    }
+    /* Jobs and JobSets last: pods created from their templates point into
+     * them. */
+    index_free(&c->lqs);
+    index_free(&c->pcs);
+    index_free(&c->wpcs);
+    index_free(&c->namespaces);
+    index_free(&c->cohorts);
+    index_free(&c->topologies);
+    index_free(&c->jobs);
+    index_free(&c->jobsets);
+    cluster_init(c);
+}
+
+struct obj_entry *cluster_find(struct obj_entry *index, const char *key)
+{
+    struct obj_entry *e = NULL;
+    HASH_FIND_STR(index, key, e);
+    return e;
+}
+
+struct node *cluster_node(struct cluster *c, const char *name)
+{
+    struct node *n = NULL;
+    HASH_FIND_STR(c->nodes, name, n);
+    return n;
+}
+
+struct cq *cluster_cq(struct cluster *c, const char *name)
+{
+    struct cq *q = NULL;
+    HASH_FIND_STR(c->cqs, name, q);
+    return q;
+}
+
+struct flavor *cluster_flavor(struct cluster *c, const char *name)
+{
+    struct flavor *f = NULL;
+    HASH_FIND_STR(c->flavors, name, f);
+    return f;
+}
+
+static int index_add(struct obj_entry **index, struct object *o)
+{
+    char key[512];
+    object_key(o, key, sizeof(key));
+    if (cluster_find(*index, key)) {
+        object_free(o);
+        return -EEXIST;
+    }
+    struct obj_entry *e = calloc(1, sizeof(*e));
+    if (!e || !(e->key = strdup(key))) {
+        free(e);
+        object_free(o);
+        return -ENOMEM;
+    }
+    e->obj = o;
+    HASH_ADD_KEYPTR(hh, *index, e->key, strlen(e->key), e);
+    return 0;
+}
+
+/* Grows a per-resource-id array to n slots, zero-filling. */
+static int grow_ids(int64_t **v, int32_t old_n, int32_t n)
+{
+    if (n <= old_n)
+        return 0;
+    int64_t *nv = realloc(*v, (size_t)n * sizeof(*nv));
+    if (!nv)
+        return -ENOMEM;
+    memset(nv + old_n, 0, (size_t)(n - old_n) * sizeof(*nv));
+    *v = nv;
+    return 0;
+}
+
+/* Makes room in a node for every interned resource id. */
+static int node_fit_ids(struct node *n)
+{
+    int32_t count = resid_count();
+    if (grow_ids(&n->alloc, n->n_ids, count) < 0 ||
+        grow_ids(&n->used, n->n_ids, count) < 0)
+        return -ENOMEM;
+    if (count > n->n_ids)
+        n->n_ids = count;
+    return 0;
+}
+
+static int add_node(struct cluster *c, struct object *o)
+{
+    if (cluster_node(c, o->meta.name)) {
+        object_free(o);
+        return -EEXIST;
+    }
+    struct node *n = calloc(1, sizeof(*n));
+    if (!n || !(n->name = strdup(o->meta.name)))
+        goto oom;
+    const struct resource_list *al = &o->u.node.allocatable;
+    for (size_t i = 0; i < al->n; i++)
+        if (resid_intern(al->items[i].name) < 0)
+            goto oom;
+    if (node_fit_ids(n) < 0)
+        goto oom;
+    for (size_t i = 0; i < al->n; i++)
+        n->alloc[resid_lookup(al->items[i].name)] = al->items[i].milli;
+    /* A node that does not say how many pods it takes gets the kubelet's
+     * default maxPods. */
+    if (!resource_list_has(al, RESOURCE_PODS)) {
+        int32_t id = resid_intern(RESOURCE_PODS);
+        if (id < 0 || node_fit_ids(n) < 0)
+            goto oom;
+        n->alloc[id] = 110 * 1000;
+    }
+    if (c->n_nodes == c->cap_nodes) {
+        uint32_t cap = c->cap_nodes ? c->cap_nodes * 2 : 64;
+        struct node **v = realloc(c->nodes_v, cap * sizeof(*v));
+        if (!v)
+            goto oom;
+        c->nodes_v = v;
+        c->cap_nodes = cap;
+    }
+    n->obj = o;
+    n->index = c->n_nodes;
+    c->nodes_v[c->n_nodes++] = n;
+    HASH_ADD_KEYPTR(hh, c->nodes, n->name, strlen(n->name), n);
+    return 0;
+oom:
+    if (n) {
+        free(n->alloc);
+        free(n->used);
+        free(n->name);
+        free(n);
+    }
+    object_free(o);
+    return -ENOMEM;
+}
+
+int64_t node_free(const struct node *n, int32_t id)
+{
+    if (id < 0 || id >= n->n_ids)
+        return 0;
+    return n->alloc[id] - n->used[id];
+}
+
+int64_t pod_request(const struct pod *p, int32_t id)
+{
+    return id >= 0 && id < p->n_ids ? p->request[id] : 0;
+}
+
+int node_charge(struct node *n, const struct pod *p, int sign)
+{
+    if (node_fit_ids(n) < 0)
+        return -ENOMEM;
+    for (int32_t id = 0; id < p->n_ids && id < n->n_ids; id++)
+        n->used[id] += sign * p->request[id];
+    return 0;
+}
+
+static int add_flavor(struct cluster *c, struct object *o)
+{
+    struct flavor *f = cluster_flavor(c, o->meta.name);
+    if (f && f->obj) {
+        object_free(o);
+        return -EEXIST;
+    }
+    if (!f) {
+        f = calloc(1, sizeof(*f));
+        if (!f || !(f->name = strdup(o->meta.name))) {
+            free(f);
+            object_free(o);
+            return -ENOMEM;
+        }
+        HASH_ADD_KEYPTR(hh, c->flavors, f->name, strlen(f->name), f);
+    }
+    f->obj = o;
+    return 0;
+}
+
+static int add_cq(struct cluster *c, struct object *o)
+{
+    if (cluster_cq(c, o->meta.name)) {
+        object_free(o);
+        return -EEXIST;
+    }
+    struct cq *q = calloc(1, sizeof(*q));
+    if (!q || !(q->name = strdup(o->meta.name))) {
+        free(q);
+        object_free(o);
+        return -ENOMEM;
+    }
+    q->obj = o;
+    HASH_ADD_KEYPTR(hh, c->cqs, q->name, strlen(q->name), q);
+    return 0;
+}
+
+int cluster_mark_fresh(struct cluster *c, struct workload *w)
+{
+    if (c->n_fresh == c->cap_fresh) {
+        size_t cap = c->cap_fresh ? c->cap_fresh * 2 : 64;
+        struct workload **v = realloc(c->fresh, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        c->fresh = v;
+        c->cap_fresh = cap;
+    }
+    c->fresh[c->n_fresh++] = w;
+    return 0;
+}
+
+int cluster_sync(struct cluster *c)
+{
+    if (c->queues_dirty) {
+        c->queues_dirty = false;
+        return cluster_rebuild_queues(c);
+    }
+    for (size_t i = 0; i < c->n_fresh; i++)
+        if (workload_enqueue(c, c->fresh[i]) < 0)
+            return -ENOMEM;
+    c->n_fresh = 0;
+    return 0;
+}
+
+int cluster_add(struct cluster *c, struct object *o)
+{
+    switch (o->kind) {
+    case OBJ_NODE:
+        return add_node(c, o);
+    case OBJ_POD:
+        return workload_add_pod(c, o);
+    case OBJ_JOB:
+    case OBJ_JOBSET:
+        return workload_add_owner(c, o);
+    case OBJ_RESOURCE_FLAVOR:
+        c->queues_dirty = true;
+        return add_flavor(c, o);
+    case OBJ_CLUSTER_QUEUE:
+        c->queues_dirty = true;
+        return add_cq(c, o);
+    case OBJ_LOCAL_QUEUE:
+        c->queues_dirty = true;
+        return index_add(&c->lqs, o);
+    case OBJ_PRIORITY_CLASS:
+        return index_add(&c->pcs, o);
+    case OBJ_WORKLOAD_PRIORITY_CLASS:
+        return index_add(&c->wpcs, o);
+    case OBJ_NAMESPACE:
+        c->queues_dirty = true;
+        return index_add(&c->namespaces, o);
+    case OBJ_COHORT:
+        c->queues_dirty = true;
+        return index_add(&c->cohorts, o);
+    case OBJ_TOPOLOGY:
+        return index_add(&c->topologies, o);
+    default:
+        object_free(o);
+        return 0;
+    }
+}
+
+int cq_group_flavor_index(const struct cq_group *g, const struct flavor *f)
+{
+    for (uint32_t i = 0; i < g->n_flavors; i++)
+        if (g->flavors[i] == f)
+            return (int)i;
+    return -1;
+}
+
+int cq_group_res_index(const struct cq_group *g, int32_t id)
+{
+    for (uint32_t i = 0; i < g->n_res; i++)
+        if (g->res_ids[i] == id)
+            return (int)i;
+    return -1;
+}
+
+void cq_charge(struct cq *q, const struct workload *wl, int sign)
+{
+    for (uint32_t ps = 0; ps < wl->n_podsets; ps++) {
+        const struct podset *s = &wl->podsets[ps];
+        for (uint32_t g = 0; g < q->n_groups; g++) {
+            struct cq_group *grp = &q->groups[g];
+            const struct flavor *f = wl->flavors[ps * q->n_groups + g];
+            int fi = f ? cq_group_flavor_index(grp, f) : -1;
+            if (fi < 0)
+                continue;
+            for (uint32_t i = 0; i < s->n_req; i++) {
+                int ri = cq_group_res_index(grp, s->req_ids[i]);
+                if (ri >= 0)
+                    grp->usage[(uint32_t)fi * grp->n_res + (uint32_t)ri] +=
+                        sign * (int64_t)s->count * s->req_milli[i];
+            }
+            int pods = cq_group_res_index(grp, resid_lookup(RESOURCE_PODS));
+            if (pods >= 0)
+                grp->usage[(uint32_t)fi * grp->n_res + (uint32_t)pods] +=
+                    sign * (int64_t)s->count * 1000;
+        }
+    }
+}
+
+/* Builds the groups of one ClusterQueue from its object. Usage is rebuilt
+ * by the caller from admitted workloads. */
+static int cq_build(struct cluster *c, struct cq *q)
+{
+    const struct cluster_queue *spec = &q->obj->u.cluster_queue;
+    struct cq_group *groups =
+        calloc(spec->n_resource_groups ? spec->n_resource_groups : 1,
+               sizeof(*groups));
+    if (!groups)
+        return -ENOMEM;
+    q->active = true;
+    q->inactive_reason[0] = '\0';
+    for (size_t g = 0; g < spec->n_resource_groups; g++) {
+        const struct resource_group *rg = &spec->resource_groups[g];
+        struct cq_group *out = &groups[g];
+        out->n_res = (uint32_t)rg->n_covered;
+        out->n_flavors = (uint32_t)rg->n_flavors;
+        out->res_ids = calloc(rg->n_covered, sizeof(*out->res_ids));
+        out->flavors = calloc(rg->n_flavors, sizeof(*out->flavors));
+        out->nominal = calloc(rg->n_covered * rg->n_flavors, sizeof(int64_t));
+        out->usage = calloc(rg->n_covered * rg->n_flavors, sizeof(int64_t));
+        if (!out->res_ids || !out->flavors || !out->nominal || !out->usage)
+            goto oom;
+        for (size_t r = 0; r < rg->n_covered; r++)
+            if ((out->res_ids[r] = resid_intern(rg->covered_resources[r])) < 0)
+                goto oom;
+        for (size_t f = 0; f < rg->n_flavors; f++) {
+            const struct flavor_quotas *fq = &rg->flavors[f];
+            out->flavors[f] = cluster_flavor(c, fq->name);
+            if ((!out->flavors[f] || !out->flavors[f]->obj) && q->active) {
+                q->active = false;
+                snprintf(q->inactive_reason, sizeof(q->inactive_reason),
+                         "ResourceFlavor %s not found", fq->name);
+            }
+            for (size_t r = 0; r < fq->n_resources; r++)
+                out->nominal[f * rg->n_covered + r] =
+                    fq->resources[r].nominal_quota;
+        }
+    }
+    if (spec->stop_policy != STOP_POLICY_NONE) {
+        q->active = false;
+        snprintf(q->inactive_reason, sizeof(q->inactive_reason),
+                 "ClusterQueue %s is stopped (stopPolicy %s)", q->name,
+                 spec->stop_policy == STOP_POLICY_HOLD ? "Hold"
+                                                       : "HoldAndDrain");
+    }
+    for (uint32_t g = 0; g < q->n_groups; g++) {
+        free(q->groups[g].res_ids);
+        free(q->groups[g].flavors);
+        free(q->groups[g].nominal);
+        free(q->groups[g].usage);
+    }
+    free(q->groups);
+    q->groups = groups;
+    q->n_groups = (uint32_t)spec->n_resource_groups;
+    return 0;
+oom:
+    for (size_t g = 0; g < spec->n_resource_groups; g++) {
+        free(groups[g].res_ids);
+        free(groups[g].flavors);
+        free(groups[g].nominal);
+        free(groups[g].usage);
+    }
+    free(groups);
+    return -ENOMEM;
+}
+
+/* Flavors referenced by a ClusterQueue exist as (possibly empty) entries so
+ * that pointers stay stable when the ResourceFlavor arrives later. */
+static int ensure_flavors(struct cluster *c, const struct cluster_queue *spec)
+{
+    for (size_t g = 0; g < spec->n_resource_groups; g++) {
+        for (size_t f = 0; f < spec->resource_groups[g].n_flavors; f++) {
+            const char *name = spec->resource_groups[g].flavors[f].name;
+            if (cluster_flavor(c, name))
+                continue;
+            struct flavor *fl = calloc(1, sizeof(*fl));
+            if (!fl || !(fl->name = strdup(name))) {
+                free(fl);
+                return -ENOMEM;
+            }
+            HASH_ADD_KEYPTR(hh, c->flavors, fl->name, strlen(fl->name), fl);
+        }
+    }
+    return 0;
+}
+
+static int cmp_cq_name(const void *a, const void *b)
+{
+    return strcmp((*(struct cq *const *)a)->name, (*(struct cq *const *)b)->name);
+}
+
+int cluster_rebuild_queues(struct cluster *c)
+{
+    struct cq *q, *tmp;
+    uint32_t n = HASH_COUNT(c->cqs);
+    struct cq **v = calloc(n ? n : 1, sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    uint32_t i = 0;
+    HASH_ITER(hh, c->cqs, q, tmp)
+    {
+        if (ensure_flavors(c, &q->obj->u.cluster_queue) < 0 ||
+            cq_build(c, q) < 0) {
+            free(v);
+            return -ENOMEM;
+        }
+        q->requeue_gen++;
+        v[i++] = q;
+    }
+    qsort(v, n, sizeof(*v), cmp_cq_name);
+    free(c->cqs_v);
+    c->cqs_v = v;
+    c->n_cqs = n;
+    /* Usage from admitted workloads, and queue membership. */
+    return workload_requeue_all(c);
+}

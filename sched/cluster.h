@@ -1,0 +1,203 @@
+/* cluster.h - the scheduler's view of the cluster: the cache that every
+ * decision reads and that only events (from a backend) and commits (from the
+ * cycle) change.
+ *
+ * It holds the typed objects of core/objects.h, indexed by key, and what is
+ * derived from them: nodes with their free capacity per resource id,
+ * ClusterQueues with quota and usage per (flavor, resource), and workloads
+ * (gangs of pods) with their state and admission. The same structure serves
+ * the simulator and the Kubernetes backend. */
+#ifndef ORDO_CLUSTER_H
+#define ORDO_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uthash.h>
+
+#include "objects.h"
+
+struct cq;
+struct workload;
+struct ordo_plugin;
+
+struct flavor {
+    char *name;
+    struct object *obj; /* NULL when referenced but missing */
+    UT_hash_handle hh;
+};
+
+struct node {
+    char *name;
+    struct object *obj;
+    int64_t *alloc; /* per resource id (resid_count slots) */
+    int64_t *used;  /* bound and assumed pods */
+    int32_t n_ids;  /* slots in alloc/used */
+    uint32_t index; /* position in cluster.nodes_v */
+    UT_hash_handle hh;
+};
+
+enum pod_phase_sim {
+    PODSTATE_PENDING = 0, /* no node yet */
+    PODSTATE_BOUND,       /* bound (or assumed) to a node, running */
+    PODSTATE_SUCCEEDED,
+    PODSTATE_FAILED
+};
+
+struct pod {
+    char *key; /* "ns/name" */
+    struct object *obj;
+    struct workload *wl; /* NULL when not Ordo's */
+    uint32_t podset;
+    struct node *node;
+    enum pod_phase_sim state;
+    int64_t bound_at_ns;
+    int64_t *request; /* per resource id, n_ids slots, for node usage */
+    int32_t n_ids;
+    UT_hash_handle hh;
+};
+
+enum wl_kind { WL_JOB = 0, WL_JOBSET, WL_POD_GROUP, WL_POD, WL_KIND_MAX };
+const char *wl_kind_name(enum wl_kind k);
+
+enum wl_state {
+    WL_PENDING = 0, /* waiting for admission */
+    WL_ADMITTED,    /* quota reserved, pods bound or being bound */
+    WL_FINISHED
+};
+
+struct podset {
+    char *name;
+    uint32_t count;     /* pods admitted together */
+    uint32_t n_req;     /* resources of one pod */
+    int32_t *req_ids;   /* resource ids */
+    int64_t *req_milli; /* request of one pod */
+    const struct pod_spec *spec; /* template (owned by the top object) */
+};
+
+struct workload {
+    char *key; /* "ns/name" of the top object */
+    enum wl_kind kind;
+    char *ns;
+    struct object *top; /* Job, JobSet, or first pod of the group */
+    char *local_queue;  /* NULL when not set */
+    struct cq *cq;      /* resolved ClusterQueue, NULL when missing */
+    int32_t priority;
+    int64_t created_ns; /* creation (arrival) */
+    int64_t queue_ns;   /* queue-order time: creation or last eviction */
+    uint32_t n_podsets;
+    struct podset *podsets;
+    enum wl_state state;
+    /* Admission: flavor per pod set per resource group of cq. */
+    struct cq *admitted_cq;
+    struct flavor **flavors; /* [ps * n_groups + g] */
+    bool borrows;
+    int64_t admitted_ns, finished_ns;
+    bool has_admitted, has_finished;
+    uint32_t evictions;
+    char reason[256]; /* why pending, last seen */
+    bool queued;      /* in its CQ's pending list, or charged to it */
+    /* BestEffortFIFO parking: not retried until the CQ's requeue
+     * generation moves past this value. */
+    bool parked;
+    uint64_t parked_gen;
+    /* Pods that belong to it, in creation order. */
+    size_t n_pods, cap_pods;
+    struct pod **pods;
+    uint32_t succeeded; /* pods that succeeded (Job completions) */
+    UT_hash_handle hh;
+};
+
+/* One resource group of a ClusterQueue, as arrays [flavor][resource]. */
+struct cq_group {
+    uint32_t n_res, n_flavors;
+    int32_t *res_ids;
+    struct flavor **flavors;
+    int64_t *nominal; /* [f * n_res + r] */
+    int64_t *usage;   /* admitted workloads, same indexing */
+};
+
+struct cq {
+    char *name;
+    struct object *obj;
+    uint32_t n_groups;
+    struct cq_group *groups;
+    struct ordo_plugin *queue_plugin;
+    bool active;
+    char inactive_reason[160];
+    uint64_t requeue_gen; /* bumped when parked workloads may fit again */
+    /* Pending workloads, kept sorted by the QUEUE plugin. */
+    size_t n_pending, cap_pending;
+    struct workload **pending;
+    bool dirty; /* pending needs sorting */
+    uint32_t n_admitted;
+    UT_hash_handle hh;
+};
+
+/* Objects that are only looked up by key ("ns/name" or "name"). */
+struct obj_entry {
+    char *key;
+    struct object *obj;
+    UT_hash_handle hh;
+};
+
+struct cluster {
+    struct flavor *flavors;
+    struct node *nodes;
+    struct node **nodes_v; /* by index, for iteration */
+    uint32_t n_nodes, cap_nodes;
+    struct pod *pods;
+    struct workload *workloads;
+    struct cq *cqs;
+    struct cq **cqs_v; /* sorted by name, for stable iteration */
+    uint32_t n_cqs;
+    struct obj_entry *lqs, *pcs, *wpcs, *namespaces, *jobs, *jobsets,
+        *cohorts, *topologies;
+    int64_t now_ns;
+    /* Workloads added since the last cluster_sync(). */
+    struct workload **fresh;
+    size_t n_fresh, cap_fresh;
+    bool queues_dirty; /* a Kueue object changed: rebuild everything */
+};
+
+/* Lifecycle. */
+void cluster_init(struct cluster *c);
+void cluster_release(struct cluster *c); /* frees every object it holds */
+
+/* Takes ownership of o and files it. Pods are attached to their workload
+ * (or become one); Jobs and JobSets become workloads. Returns 0, -EEXIST
+ * (same key already there; o is freed) or -ENOMEM. */
+int cluster_add(struct cluster *c, struct object *o);
+
+/* Rebuilds ClusterQueues (quota, flavors, active state) from the current
+ * objects; called after objects of the Kueue kinds change. */
+int cluster_rebuild_queues(struct cluster *c);
+
+/* Brings queues up to date after a batch of cluster_add() calls: rebuilds
+ * ClusterQueues when Kueue objects changed, else queues new workloads. */
+int cluster_sync(struct cluster *c);
+/* Records a new workload for the next cluster_sync(). */
+int cluster_mark_fresh(struct cluster *c, struct workload *w);
+
+struct obj_entry *cluster_find(struct obj_entry *index, const char *key);
+struct node *cluster_node(struct cluster *c, const char *name);
+struct cq *cluster_cq(struct cluster *c, const char *name);
+struct flavor *cluster_flavor(struct cluster *c, const char *name);
+
+/* Node accounting: free capacity of id (allocatable - used). */
+int64_t node_free(const struct node *n, int32_t id);
+/* Adds (sign 1) or removes (sign -1) a pod's request on a node. */
+int node_charge(struct node *n, const struct pod *p, int sign);
+
+/* Quota accounting of an admission: adds (sign 1) or removes (-1) the
+ * workload's usage on its admitted ClusterQueue. */
+void cq_charge(struct cq *cq, const struct workload *wl, int sign);
+/* Index of flavor f in group g, or -1. */
+int cq_group_flavor_index(const struct cq_group *g, const struct flavor *f);
+/* Index of resource id in group g, or -1. */
+int cq_group_res_index(const struct cq_group *g, int32_t id);
+
+/* The pod's request for resource id (0 when none). */
+int64_t pod_request(const struct pod *p, int32_t id);
+
+#endif

@@ -1,0 +1,491 @@
+/* cycle.c - one scheduling cycle, Kueue's way with Ordo binding the pods:
+ *
+ *   heads (one per active ClusterQueue, ordered by its QUEUE plugin)
+ *   -> QUOTA plugin: flavors and mode (fit / needs preemption / no fit)
+ *   -> entries sorted: non-borrowing first, higher priority, earlier time
+ *   -> for each entry: host re-checks quota against the snapshot as charged
+ *      so far this cycle, PLACE plugins filter and score nodes for every pod
+ *      of every pod set (all or nothing), host re-checks node fit
+ *   -> commit: the cache assumes the admission and the pods at once, then
+ *      the backend binds each pod.
+ *
+ * Verdicts are interpreted here and only here; plugins never call each
+ * other, and nothing a plugin answers is trusted without a check. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "cycle.h"
+#include "log.h"
+#include "queue.h"
+#include "resid.h"
+#include "workload.h"
+
+/* Cycles run at one instant until one admits nothing; this bounds them
+ * when something keeps changing without progress. */
+#define CYCLES_PER_RUN_MAX 100000
+
+struct entry {
+    struct workload *wl;
+    struct flavor **assign;
+    enum ordo_quota_mode mode;
+    enum ordo_verdict verdict;
+    bool borrows;
+    char reason[256];
+};
+
+int cycle_begin_entry(struct ordo_cycle *cy, struct workload *wl)
+{
+    uint32_t ng = wl->cq ? wl->cq->n_groups : 0;
+    cy->wl = wl;
+    cy->borrows = false;
+    cy->reason[0] = '\0';
+    cy->assign = arena_calloc(cy->scratch, (size_t)wl->n_podsets * (ng ? ng : 1),
+                              sizeof(*cy->assign));
+    return cy->assign ? 0 : -ENOMEM;
+}
+
+static enum ordo_verdict sanitize_verdict(int v)
+{
+    return v >= ORDO_OK && v <= ORDO_ERROR ? (enum ordo_verdict)v : ORDO_ERROR;
+}
+
+/* Asks the QUOTA plugin for wl's flavors. */
+static int nominate(struct ordo_cycle *cy, struct entry *e)
+{
+    struct ordo_plugin *qp = cy->s->plugins.quota;
+    int r = cycle_begin_entry(cy, e->wl);
+    if (r < 0)
+        return r;
+    enum ordo_quota_mode mode = ORDO_QUOTA_NOFIT;
+    e->verdict = sanitize_verdict(qp->desc->quota->assign(
+        qp->self, cy, (const struct ordo_workload *)e->wl, &mode));
+    e->assign = cy->assign;
+    e->borrows = cy->borrows;
+    if (e->verdict != ORDO_OK) {
+        e->mode = ORDO_QUOTA_NOFIT;
+        snprintf(e->reason, sizeof(e->reason), "%s: %s", qp->desc->name,
+                 cy->reason[0] ? cy->reason : "quota plugin failed");
+        return 0;
+    }
+    e->mode = mode <= ORDO_QUOTA_NOFIT ? mode : ORDO_QUOTA_NOFIT;
+    if (e->mode != ORDO_QUOTA_FIT)
+        snprintf(e->reason, sizeof(e->reason), "%s",
+                 cy->reason[0] ? cy->reason : "does not fit in quota");
+    return 0;
+}
+
+/* The host's own check of a FIT assignment: every pod set has a flavor for
+ * every group covering a resource it requests, and the usage charged so far
+ * plus this workload stays within nominal quota. */
+static bool quota_recheck(const struct workload *wl, struct flavor **assign,
+                          char *why, size_t size)
+{
+    const struct cq *q = wl->cq;
+    for (uint32_t ps = 0; ps < wl->n_podsets; ps++) {
+        const struct podset *s = &wl->podsets[ps];
+        for (uint32_t i = 0; i < s->n_req; i++) {
+            int g = -1, r = -1;
+            for (uint32_t k = 0; k < q->n_groups && r < 0; k++) {
+                r = cq_group_res_index(&q->groups[k], s->req_ids[i]);
+                g = (int)k;
+            }
+            if (r < 0) {
+                snprintf(why, size, "resource %s is not covered by "
+                                    "ClusterQueue %s",
+                         resid_name(s->req_ids[i]), q->name);
+                return false;
+            }
+            const struct cq_group *grp = &q->groups[g];
+            const struct flavor *f = assign[ps * q->n_groups + (uint32_t)g];
+            int fi = f ? cq_group_flavor_index(grp, f) : -1;
+            if (fi < 0) {
+                snprintf(why, size, "no flavor assigned for %s of pod set %s",
+                         resid_name(s->req_ids[i]), s->name);
+                return false;
+            }
+            size_t at = (size_t)fi * grp->n_res + (size_t)r;
+            int64_t need = (int64_t)s->count * s->req_milli[i];
+            if (grp->usage[at] + need > grp->nominal[at]) {
+                snprintf(why, size, "quota for %s in flavor %s was taken "
+                                    "earlier in this cycle",
+                         resid_name(s->req_ids[i]), f->name);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Runs every PLACE plugin on (pod set, node): returns the weighted score,
+ * or -1 when a filter rejects it (reason kept in cy->reason). */
+static int64_t place_score(struct ordo_cycle *cy, struct workload *wl,
+                           uint32_t ps, const struct pod *pod,
+                           struct node *n)
+{
+    const struct plugin_registry *r = &cy->s->plugins;
+    const struct ordo_node *on = (const struct ordo_node *)n;
+    const struct ordo_workload *ow = (const struct ordo_workload *)wl;
+    /* The host's own fit check first: never bind past allocatable. */
+    for (int32_t id = 0; id < pod->n_ids; id++) {
+        if (pod->request[id] > 0 && pod->request[id] > node_free(n, id)) {
+            snprintf(cy->reason, sizeof(cy->reason),
+                     "node %s: insufficient %s", n->name, resid_name(id));
+            return -1;
+        }
+    }
+    int64_t total = 0;
+    for (size_t i = 0; i < r->n_place; i++) {
+        const struct ordo_plugin *p = r->place[i];
+        cy->reason[0] = '\0';
+        enum ordo_verdict v =
+            sanitize_verdict(p->desc->place->filter(p->self, cy, ow, ps, on));
+        if (v == ORDO_SKIP)
+            continue;
+        if (v != ORDO_OK) {
+            if (!cy->reason[0])
+                snprintf(cy->reason, sizeof(cy->reason), "node %s: rejected",
+                         n->name);
+            return -1;
+        }
+        if (!p->desc->place->score)
+            continue;
+        int64_t sc = 0;
+        v = sanitize_verdict(p->desc->place->score(p->self, cy, ow, ps, on,
+                                                   &sc));
+        if (v == ORDO_OK && sc >= 0 && sc <= 100)
+            total += sc * p->weight;
+        else if (v != ORDO_SKIP)
+            LOG_W("plugin %s: bad score %lld for node %s, ignored",
+                  p->desc->name, (long long)sc, n->name);
+    }
+    return total;
+}
+
+/* Picks the best node for one pod; NULL with cy->reason when none. */
+static struct node *place_pod(struct ordo_cycle *cy, struct workload *wl,
+                              uint32_t ps, const struct pod *pod,
+                              char *first_reason, size_t size)
+{
+    struct node *best = NULL;
+    int64_t best_score = -1;
+    first_reason[0] = '\0';
+    for (uint32_t i = 0; i < cy->c->n_nodes; i++) {
+        struct node *n = cy->c->nodes_v[i];
+        int64_t sc = place_score(cy, wl, ps, pod, n);
+        if (sc < 0) {
+            if (!first_reason[0])
+                snprintf(first_reason, size, "%s", cy->reason);
+            continue;
+        }
+        if (sc > best_score) {
+            best = n;
+            best_score = sc;
+        }
+    }
+    return best;
+}
+
+/* Places `count` pending pods of every pod set, all or nothing. On success
+ * the pods are assumed on their nodes (node usage charged) and listed in
+ * ret_pods/ret_nodes; on failure nothing is charged and cy->reason says
+ * why. */
+static int place_gang(struct ordo_cycle *cy, struct workload *wl,
+                      bool all_pending, struct pod ***ret_pods,
+                      struct node ***ret_nodes, size_t *ret_n)
+{
+    size_t total = 0;
+    for (uint32_t ps = 0; ps < wl->n_podsets; ps++)
+        total += all_pending ? workload_pending_pods(wl, ps)
+                             : wl->podsets[ps].count;
+    struct pod **pods = arena_calloc(cy->scratch, total + 1, sizeof(*pods));
+    struct node **nodes = arena_calloc(cy->scratch, total + 1, sizeof(*nodes));
+    if (!pods || !nodes)
+        return -ENOMEM;
+    size_t n = 0;
+    char why[256];
+    for (uint32_t ps = 0; ps < wl->n_podsets; ps++) {
+        uint32_t want = all_pending ? workload_pending_pods(wl, ps)
+                                    : wl->podsets[ps].count;
+        uint32_t got = 0;
+        for (size_t i = 0; i < wl->n_pods && got < want; i++) {
+            struct pod *p = wl->pods[i];
+            if (p->podset != ps || p->state != PODSTATE_PENDING)
+                continue;
+            struct node *node = place_pod(cy, wl, ps, p, why, sizeof(why));
+            if (!node) {
+                snprintf(cy->reason, sizeof(cy->reason),
+                         "pod set %s: %u of %u pods placed; %s",
+                         wl->podsets[ps].name, got, want,
+                         why[0] ? why : "no nodes");
+                for (size_t k = 0; k < n; k++)
+                    node_charge(nodes[k], pods[k], -1);
+                return 1;
+            }
+            node_charge(node, p, 1);
+            pods[n] = p;
+            nodes[n++] = node;
+            got++;
+        }
+    }
+    *ret_pods = pods;
+    *ret_nodes = nodes;
+    *ret_n = n;
+    return 0;
+}
+
+/* Pods are assumed on their nodes already; tell the backend. */
+static void bind_pods(struct ordo_cycle *cy, struct pod **pods,
+                      struct node **nodes, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        pods[i]->node = nodes[i];
+        pods[i]->state = PODSTATE_BOUND;
+        pods[i]->bound_at_ns = cy->c->now_ns;
+        int r = cy->s->backend->bind(cy->s->backend_data, pods[i], nodes[i]);
+        if (r < 0) {
+            LOG_E("binding pod %s to node %s failed: %s; it will be retried",
+                  pods[i]->key, nodes[i]->name, strerror(-r));
+            node_charge(nodes[i], pods[i], -1);
+            pods[i]->node = NULL;
+            pods[i]->state = PODSTATE_PENDING;
+        }
+    }
+}
+
+static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
+                  struct node **nodes, size_t n)
+{
+    struct workload *wl = e->wl;
+    struct cq *q = wl->cq;
+    size_t slots = (size_t)wl->n_podsets * (q->n_groups ? q->n_groups : 1);
+    struct flavor **flavors = calloc(slots, sizeof(*flavors));
+    if (!flavors) {
+        for (size_t k = 0; k < n; k++)
+            node_charge(nodes[k], pods[k], -1);
+        return -ENOMEM;
+    }
+    memcpy(flavors, e->assign, (size_t)wl->n_podsets * q->n_groups *
+                                   sizeof(*flavors));
+    free(wl->flavors);
+    wl->flavors = flavors;
+    wl->admitted_cq = q;
+    wl->borrows = e->borrows;
+    wl->state = WL_ADMITTED;
+    wl->admitted_ns = cy->c->now_ns;
+    wl->has_admitted = true;
+    wl->parked = false;
+    wl->reason[0] = '\0';
+    queue_remove(q, wl);
+    cq_charge(q, wl, 1);
+    q->n_admitted++;
+    LOG_V(2, "admitted workload wl=\"%s\" cq=\"%s\" pods=%zu", wl->key,
+          q->name, n);
+    bind_pods(cy, pods, nodes, n);
+    return 0;
+}
+
+static void not_admitted(struct ordo_cycle *cy, struct entry *e)
+{
+    struct workload *wl = e->wl;
+    struct cq *q = wl->cq;
+    struct ordo_plugin *qp = q->queue_plugin;
+    workload_set_reason(wl, "%s", e->reason);
+    enum ordo_verdict v = e->verdict == ORDO_OK
+                              ? (e->mode == ORDO_QUOTA_PREEMPT
+                                     ? ORDO_UNSCHEDULABLE
+                                     : ORDO_UNSCHEDULABLE)
+                              : e->verdict;
+    enum ordo_queue_action a = qp->desc->queue->on_not_admitted(
+        qp->self, (const struct ordo_workload *)wl, v);
+    if (a == ORDO_QUEUE_NEXT) {
+        wl->parked = true;
+        wl->parked_gen = q->requeue_gen;
+        cy->s->parked++; /* the queue moved on: worth another cycle */
+    }
+    LOG_V(3, "workload not admitted wl=\"%s\" reason=\"%s\"", wl->key,
+          e->reason);
+}
+
+static int cmp_entries(const void *a, const void *b)
+{
+    const struct entry *x = a, *y = b;
+    if (x->borrows != y->borrows)
+        return x->borrows ? 1 : -1;
+    if (x->wl->priority != y->wl->priority)
+        return x->wl->priority > y->wl->priority ? -1 : 1;
+    if (x->wl->queue_ns != y->wl->queue_ns)
+        return x->wl->queue_ns < y->wl->queue_ns ? -1 : 1;
+    return strcmp(x->wl->key, y->wl->key);
+}
+
+/* The head of q: the first workload in queue order that is not parked
+ * (parked ones come back when the requeue generation moved) and whose pods
+ * all exist. */
+static struct workload *queue_head(struct cq *q)
+{
+    queue_sort(q);
+    for (size_t i = 0; i < q->n_pending; i++) {
+        struct workload *w = q->pending[i];
+        if (w->parked && w->parked_gen >= q->requeue_gen)
+            continue;
+        w->parked = false;
+        if (!workload_ready(w)) {
+            workload_set_reason(w, "waiting for the pods of the workload to "
+                                   "be created");
+            continue;
+        }
+        return w;
+    }
+    return NULL;
+}
+
+/* Pods of admitted workloads that have no node yet (a Job's next pods, a
+ * pod that failed to bind): placed within the admission. */
+static void place_stragglers(struct ordo_cycle *cy)
+{
+    struct workload *w, *tmp;
+    HASH_ITER(hh, cy->c->workloads, w, tmp)
+    {
+        if (w->state != WL_ADMITTED || !w->admitted_cq || !w->flavors)
+            continue;
+        bool any = false;
+        for (uint32_t ps = 0; ps < w->n_podsets && !any; ps++)
+            any = workload_pending_pods(w, ps) > 0;
+        if (!any)
+            continue;
+        struct pod **pods;
+        struct node **nodes;
+        size_t n;
+        cy->wl = w;
+        cy->assign = w->flavors;
+        if (place_gang(cy, w, true, &pods, &nodes, &n) == 0)
+            bind_pods(cy, pods, nodes, n);
+    }
+}
+
+int cycle_run(struct scheduler *s)
+{
+    struct cluster *c = &s->cluster;
+    struct ordo_cycle cy = {.s = s, .c = c, .scratch = arena_new()};
+    int admitted = 0, r = 0;
+    if (!cy.scratch)
+        return -ENOMEM;
+    s->cycles++;
+    place_stragglers(&cy);
+
+    struct entry *entries = arena_calloc(cy.scratch, c->n_cqs + 1,
+                                         sizeof(*entries));
+    if (!entries) {
+        r = -ENOMEM;
+        goto out;
+    }
+    size_t n = 0;
+    for (uint32_t i = 0; i < c->n_cqs; i++) {
+        struct cq *q = c->cqs_v[i];
+        if (!q->queue_plugin)
+            continue;
+        struct workload *head = queue_head(q);
+        if (!head)
+            continue;
+        if (!q->active) {
+            workload_set_reason(head, "ClusterQueue %s is inactive: %s",
+                                q->name, q->inactive_reason);
+            continue;
+        }
+        entries[n++].wl = head;
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((r = nominate(&cy, &entries[i])) < 0)
+            goto out;
+    qsort(entries, n, sizeof(*entries), cmp_entries);
+
+    for (size_t i = 0; i < n; i++) {
+        struct entry *e = &entries[i];
+        if (e->mode != ORDO_QUOTA_FIT) {
+            not_admitted(&cy, e);
+            continue;
+        }
+        if (!quota_recheck(e->wl, e->assign, e->reason, sizeof(e->reason))) {
+            e->verdict = ORDO_UNSCHEDULABLE;
+            not_admitted(&cy, e);
+            continue;
+        }
+        struct pod **pods;
+        struct node **nodes;
+        size_t np;
+        cy.wl = e->wl;
+        cy.assign = e->assign;
+        r = place_gang(&cy, e->wl, false, &pods, &nodes, &np);
+        if (r < 0)
+            goto out;
+        if (r > 0) {
+            snprintf(e->reason, sizeof(e->reason), "%s", cy.reason);
+            e->verdict = ORDO_UNSCHEDULABLE;
+            not_admitted(&cy, e);
+            r = 0;
+            continue;
+        }
+        if ((r = commit(&cy, e, pods, nodes, np)) < 0)
+            goto out;
+        admitted++;
+    }
+    s->admissions += (uint64_t)admitted;
+out:
+    arena_free(cy.scratch);
+    return r < 0 ? r : admitted;
+}
+
+void scheduler_init(struct scheduler *s, const struct sched_config *cfg,
+                    const struct backend_ops *backend, void *backend_data)
+{
+    memset(s, 0, sizeof(*s));
+    cluster_init(&s->cluster);
+    s->config = cfg;
+    s->backend = backend;
+    s->backend_data = backend_data;
+}
+
+void scheduler_release(struct scheduler *s)
+{
+    if (s)
+        cluster_release(&s->cluster);
+}
+
+/* Gives every ClusterQueue the QUEUE plugin of its strategy. */
+static void assign_queue_plugins(struct scheduler *s)
+{
+    for (uint32_t i = 0; i < s->cluster.n_cqs; i++) {
+        struct cq *q = s->cluster.cqs_v[i];
+        struct ordo_plugin *p =
+            q->obj->u.cluster_queue.queueing_strategy == QUEUEING_STRICT_FIFO
+                ? s->plugins.queue_strict
+                : s->plugins.queue_best_effort;
+        if (q->queue_plugin != p) {
+            q->queue_plugin = p;
+            q->dirty = true;
+        }
+    }
+}
+
+int scheduler_run(struct scheduler *s)
+{
+    int total = 0;
+    for (int i = 0; i < CYCLES_PER_RUN_MAX; i++) {
+        int r = cluster_sync(&s->cluster);
+        if (r < 0)
+            return r;
+        assign_queue_plugins(s);
+        uint64_t parked = s->parked;
+        r = cycle_run(s);
+        if (r < 0)
+            return r;
+        if (r == 0 && s->parked == parked)
+            return total;
+        total += r;
+    }
+    LOG_W("stopped after %d cycles at one instant", CYCLES_PER_RUN_MAX);
+    return total;
+}

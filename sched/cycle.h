@@ -1,0 +1,24 @@
+/* cycle.h - the state of one scheduling cycle, shared by the cycle
+ * (cycle.c) and the host table (host.c): the entry being decided, its
+ * assignment and the reason the current plugin gave. */
+#ifndef ORDO_CYCLE_H
+#define ORDO_CYCLE_H
+
+#include "scheduler.h"
+
+struct arena;
+
+struct ordo_cycle {
+    struct scheduler *s;
+    struct cluster *c;
+    struct arena *scratch; /* host->cycle_alloc, freed at cycle end */
+    struct workload *wl;   /* the entry being decided */
+    struct flavor **assign; /* [ps * n_groups + g] for wl->cq */
+    bool borrows;
+    char reason[256];
+};
+
+/* Clears the entry state for wl (allocating its assignment in scratch). */
+int cycle_begin_entry(struct ordo_cycle *cy, struct workload *wl);
+
+#endif

@@ -1,0 +1,495 @@
+/* host.c - the host function table handed to plugins (struct ordo_host).
+ *
+ * Plugins see opaque handles; here they are the scheduler's own structs.
+ * Every function only reads the cache, except the assignment writers, which
+ * validate what a plugin asks for before recording it. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "cycle.h"
+#include "labels.h"
+#include "log.h"
+#include "plugins.h"
+#include "resid.h"
+#include "workload.h"
+
+#define WL(h) ((const struct workload *)(h))
+#define CQ(h) ((const struct cq *)(h))
+#define FL(h) ((const struct flavor *)(h))
+#define ND(h) ((const struct node *)(h))
+
+static void host_log(const struct ordo_plugin *p, enum ordo_log_level level,
+                     const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    const char *name = p ? p->desc->name : "plugin";
+    switch (level) {
+    case ORDO_LOG_DEBUG:
+        log_write(LOG_INFO, 4, name, 0, "%s", msg);
+        break;
+    case ORDO_LOG_INFO:
+        log_write(LOG_INFO, 1, name, 0, "%s", msg);
+        break;
+    case ORDO_LOG_WARNING:
+        log_write(LOG_WARNING, 0, name, 0, "%s", msg);
+        break;
+    default:
+        log_write(LOG_ERROR, 0, name, 0, "%s", msg);
+    }
+}
+
+static void *host_alloc(size_t size)
+{
+    return calloc(1, size ? size : 1);
+}
+
+static void host_free(void *ptr)
+{
+    free(ptr);
+}
+
+static void *host_cycle_alloc(struct ordo_cycle *cy, size_t size)
+{
+    return cy ? arena_alloc(cy->scratch, size) : NULL;
+}
+
+static void host_reason(struct ordo_cycle *cy, const char *fmt, ...)
+{
+    if (!cy)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cy->reason, sizeof(cy->reason), fmt, ap);
+    va_end(ap);
+}
+
+static int host_config_int(const struct ordo_plugin *p, const char *key,
+                           int64_t def, int64_t *ret)
+{
+    const struct doc_node *v = p ? doc_map_get(p->args, key) : NULL;
+    *ret = def;
+    if (doc_is_null(v))
+        return 0;
+    return doc_get_int64(v, ret) < 0 ? -EINVAL : 0;
+}
+
+static int host_config_string(const struct ordo_plugin *p, const char *key,
+                              const char *def, const char **ret)
+{
+    const struct doc_node *v = p ? doc_map_get(p->args, key) : NULL;
+    *ret = def;
+    if (doc_is_null(v))
+        return 0;
+    if (v->type != DOC_SCALAR)
+        return -EINVAL;
+    return doc_get_string(v, ret) < 0 ? -EINVAL : 0;
+}
+
+static ordo_resource_id host_resource_id(const char *name)
+{
+    return resid_lookup(name);
+}
+
+static const char *host_resource_name(ordo_resource_id id)
+{
+    return resid_name(id);
+}
+
+static const char *host_wl_name(const struct ordo_workload *wl)
+{
+    return WL(wl)->key;
+}
+
+static int32_t host_wl_priority(const struct ordo_workload *wl)
+{
+    return WL(wl)->priority;
+}
+
+static int64_t host_wl_queue_time(const struct ordo_workload *wl)
+{
+    return WL(wl)->queue_ns;
+}
+
+static const struct ordo_cq *host_wl_cq(const struct ordo_workload *wl)
+{
+    return (const struct ordo_cq *)WL(wl)->cq;
+}
+
+static uint32_t host_wl_n_podsets(const struct ordo_workload *wl)
+{
+    return WL(wl)->n_podsets;
+}
+
+static const struct podset *podset_of(const struct ordo_workload *wl,
+                                      uint32_t ps)
+{
+    return ps < WL(wl)->n_podsets ? &WL(wl)->podsets[ps] : NULL;
+}
+
+static const char *host_ps_name(const struct ordo_workload *wl, uint32_t ps)
+{
+    const struct podset *s = podset_of(wl, ps);
+    return s ? s->name : NULL;
+}
+
+static uint32_t host_ps_count(const struct ordo_workload *wl, uint32_t ps)
+{
+    const struct podset *s = podset_of(wl, ps);
+    return s ? s->count : 0;
+}
+
+/* Kueue: when a ClusterQueue covers "pods", every pod set requests one
+ * "pods" per pod. It is shown to plugins as one more request. */
+static bool counts_pods(const struct workload *w)
+{
+    int32_t id = resid_lookup(RESOURCE_PODS);
+    for (uint32_t g = 0; w->cq && id >= 0 && g < w->cq->n_groups; g++)
+        if (cq_group_res_index(&w->cq->groups[g], id) >= 0)
+            return true;
+    return false;
+}
+
+static uint32_t host_ps_n_requests(const struct ordo_workload *wl, uint32_t ps)
+{
+    const struct podset *s = podset_of(wl, ps);
+    return s ? s->n_req + counts_pods(WL(wl)) : 0;
+}
+
+static void host_ps_request(const struct ordo_workload *wl, uint32_t ps,
+                            uint32_t i, ordo_resource_id *ret_id,
+                            int64_t *ret_milli)
+{
+    const struct podset *s = podset_of(wl, ps);
+    *ret_id = ORDO_RESOURCE_NONE;
+    *ret_milli = 0;
+    if (s && i < s->n_req) {
+        *ret_id = s->req_ids[i];
+        *ret_milli = s->req_milli[i];
+    } else if (s && i == s->n_req && counts_pods(WL(wl))) {
+        *ret_id = resid_lookup(RESOURCE_PODS);
+        *ret_milli = 1000;
+    }
+}
+
+static bool host_ps_matches_node(const struct ordo_workload *wl, uint32_t ps,
+                                 const struct ordo_node *node)
+{
+    const struct podset *s = podset_of(wl, ps);
+    const struct node *n = ND(node);
+    return s && node_matches_pod(&s->spec->node_selector,
+                                 s->spec->required_affinity,
+                                 &n->obj->meta.labels, n->name);
+}
+
+static bool host_ps_tolerates_node(struct ordo_cycle *cy,
+                                   const struct ordo_workload *wl, uint32_t ps,
+                                   const struct ordo_node *node)
+{
+    const struct podset *s = podset_of(wl, ps);
+    const struct node *n = ND(node);
+    if (!s)
+        return false;
+    struct toleration tols[128];
+    size_t k = 0;
+    for (size_t i = 0; i < s->spec->n_tolerations && k < 128; i++)
+        tols[k++] = s->spec->tolerations[i];
+    /* The assigned flavors' tolerations, when deciding for this entry. */
+    const struct workload *w = WL(wl);
+    if (cy && cy->wl == w && cy->assign && w->cq) {
+        for (uint32_t g = 0; g < w->cq->n_groups; g++) {
+            const struct flavor *f = cy->assign[ps * w->cq->n_groups + g];
+            if (!f || !f->obj)
+                continue;
+            const struct resource_flavor *rf = &f->obj->u.resource_flavor;
+            for (size_t i = 0; i < rf->n_tolerations && k < 128; i++)
+                tols[k++] = rf->tolerations[i];
+        }
+    }
+    return !taints_find_untolerated(n->obj->u.node.taints,
+                                    n->obj->u.node.n_taints, tols, k);
+}
+
+/* Kueue's flavor check: the pod set's node selector and required affinity,
+ * restricted to the label keys the flavor declares, must match the flavor's
+ * nodeLabels; its tolerations plus the flavor's must tolerate the flavor's
+ * NoSchedule/NoExecute nodeTaints. */
+static bool host_ps_matches_flavor(const struct ordo_workload *wl, uint32_t ps,
+                                   const struct ordo_flavor *f)
+{
+    const struct podset *s = podset_of(wl, ps);
+    const struct flavor *fl = FL(f);
+    if (!s || !fl->obj)
+        return false;
+    const struct resource_flavor *rf = &fl->obj->u.resource_flavor;
+    const struct strmap *labels = &rf->node_labels;
+    for (size_t i = 0; i < s->spec->node_selector.n; i++) {
+        const struct strmap_entry *e = &s->spec->node_selector.items[i];
+        const char *v = strmap_get(labels, e->key);
+        if (v && strcmp(v, e->value) != 0)
+            return false;
+    }
+    const struct node_selector *aff = s->spec->required_affinity;
+    if (aff && aff->n_terms) {
+        bool any = false;
+        for (size_t t = 0; t < aff->n_terms && !any; t++) {
+            const struct node_selector_term *term = &aff->terms[t];
+            bool ok = true;
+            for (size_t r = 0; r < term->n_exprs && ok; r++) {
+                const struct selector_requirement *req =
+                    &term->match_expressions[r];
+                if (strmap_has(labels, req->key))
+                    ok = node_selector_requirement_matches(req, labels);
+            }
+            any = ok;
+        }
+        if (!any)
+            return false;
+    }
+    size_t n_tols = s->spec->n_tolerations + rf->n_tolerations;
+    struct toleration tols[64];
+    if (n_tols > 64)
+        n_tols = 64;
+    size_t k = 0;
+    for (size_t i = 0; i < s->spec->n_tolerations && k < n_tols; i++)
+        tols[k++] = s->spec->tolerations[i];
+    for (size_t i = 0; i < rf->n_tolerations && k < n_tols; i++)
+        tols[k++] = rf->tolerations[i];
+    return !taints_find_untolerated(rf->node_taints, rf->n_node_taints, tols,
+                                    k);
+}
+
+static const char *host_cq_name(const struct ordo_cq *cq)
+{
+    return CQ(cq)->name;
+}
+
+static uint32_t host_cq_n_groups(const struct ordo_cq *cq)
+{
+    return CQ(cq)->n_groups;
+}
+
+static int32_t host_cq_group_of(const struct ordo_cq *cq, ordo_resource_id id)
+{
+    for (uint32_t g = 0; g < CQ(cq)->n_groups; g++)
+        if (cq_group_res_index(&CQ(cq)->groups[g], id) >= 0)
+            return (int32_t)g;
+    return -1;
+}
+
+static uint32_t host_cq_group_n_flavors(const struct ordo_cq *cq, uint32_t g)
+{
+    return g < CQ(cq)->n_groups ? CQ(cq)->groups[g].n_flavors : 0;
+}
+
+static const struct ordo_flavor *host_cq_group_flavor(const struct ordo_cq *cq,
+                                                      uint32_t g, uint32_t i)
+{
+    if (g >= CQ(cq)->n_groups || i >= CQ(cq)->groups[g].n_flavors)
+        return NULL;
+    return (const struct ordo_flavor *)CQ(cq)->groups[g].flavors[i];
+}
+
+/* Index into a group's [flavor][resource] arrays, or -1. */
+static int fr_index(const struct cq *q, const struct flavor *f, int32_t id,
+                    const struct cq_group **ret_group)
+{
+    for (uint32_t g = 0; g < q->n_groups; g++) {
+        const struct cq_group *grp = &q->groups[g];
+        int r = cq_group_res_index(grp, id);
+        if (r < 0)
+            continue;
+        int fi = cq_group_flavor_index(grp, f);
+        if (fi < 0)
+            return -1;
+        *ret_group = grp;
+        return fi * (int)grp->n_res + r;
+    }
+    return -1;
+}
+
+static bool host_cq_nominal(const struct ordo_cq *cq,
+                            const struct ordo_flavor *f, ordo_resource_id id,
+                            int64_t *ret_milli)
+{
+    const struct cq_group *grp;
+    int i = fr_index(CQ(cq), FL(f), id, &grp);
+    if (i < 0)
+        return false;
+    *ret_milli = grp->nominal[i];
+    return true;
+}
+
+static int64_t host_cq_usage(struct ordo_cycle *cy, const struct ordo_cq *cq,
+                             const struct ordo_flavor *f, ordo_resource_id id)
+{
+    const struct cq_group *grp;
+    int i = fr_index(CQ(cq), FL(f), id, &grp);
+    return i < 0 ? 0 : grp->usage[i];
+}
+
+static const char *host_flavor_name(const struct ordo_flavor *f)
+{
+    return FL(f)->name;
+}
+
+static uint32_t host_n_nodes(struct ordo_cycle *cy)
+{
+    return cy ? cy->c->n_nodes : 0;
+}
+
+static const struct ordo_node *host_node_at(struct ordo_cycle *cy, uint32_t i)
+{
+    if (!cy || i >= cy->c->n_nodes)
+        return NULL;
+    return (const struct ordo_node *)cy->c->nodes_v[i];
+}
+
+static const char *host_node_name(const struct ordo_node *n)
+{
+    return ND(n)->name;
+}
+
+static const char *host_node_label(const struct ordo_node *n, const char *key)
+{
+    return strmap_get(&ND(n)->obj->meta.labels, key);
+}
+
+static bool host_node_schedulable(const struct ordo_node *n)
+{
+    const struct node *nd = ND(n);
+    return !nd->obj->u.node.unschedulable && nd->obj->u.node.ready &&
+           !nd->obj->meta.deleting;
+}
+
+static int64_t host_node_allocatable(const struct ordo_node *n,
+                                     ordo_resource_id id)
+{
+    const struct node *nd = ND(n);
+    return id >= 0 && id < nd->n_ids ? nd->alloc[id] : 0;
+}
+
+static int64_t host_node_free(struct ordo_cycle *cy, const struct ordo_node *n,
+                              ordo_resource_id id)
+{
+    return node_free(ND(n), id);
+}
+
+static int host_assign_flavor(struct ordo_cycle *cy, uint32_t ps, uint32_t g,
+                              const struct ordo_flavor *f)
+{
+    if (!cy || !cy->wl || !cy->wl->cq || ps >= cy->wl->n_podsets ||
+        g >= cy->wl->cq->n_groups ||
+        cq_group_flavor_index(&cy->wl->cq->groups[g], FL(f)) < 0)
+        return -EINVAL;
+    cy->assign[ps * cy->wl->cq->n_groups + g] = (struct flavor *)FL(f);
+    return 0;
+}
+
+static void host_assign_borrows(struct ordo_cycle *cy, bool borrows)
+{
+    if (cy)
+        cy->borrows = borrows;
+}
+
+static const struct ordo_flavor *host_assigned_flavor(struct ordo_cycle *cy,
+                                                      uint32_t ps,
+                                                      ordo_resource_id id)
+{
+    if (!cy || !cy->wl || !cy->wl->cq || !cy->assign ||
+        ps >= cy->wl->n_podsets)
+        return NULL;
+    int32_t g = host_cq_group_of((const struct ordo_cq *)cy->wl->cq, id);
+    if (g < 0)
+        return NULL;
+    return (const struct ordo_flavor *)
+        cy->assign[ps * cy->wl->cq->n_groups + (uint32_t)g];
+}
+
+static const char *host_flavor_node_label(const struct ordo_flavor *f,
+                                          const char *key)
+{
+    return FL(f)->obj ? strmap_get(&FL(f)->obj->u.resource_flavor.node_labels,
+                                   key)
+                      : NULL;
+}
+
+static uint32_t host_flavor_n_node_labels(const struct ordo_flavor *f)
+{
+    return FL(f)->obj
+               ? (uint32_t)FL(f)->obj->u.resource_flavor.node_labels.n
+               : 0;
+}
+
+static void host_flavor_node_label_at(const struct ordo_flavor *f, uint32_t i,
+                                      const char **ret_key,
+                                      const char **ret_value)
+{
+    *ret_key = *ret_value = NULL;
+    if (i < host_flavor_n_node_labels(f)) {
+        const struct strmap_entry *e =
+            &FL(f)->obj->u.resource_flavor.node_labels.items[i];
+        *ret_key = e->key;
+        *ret_value = e->value;
+    }
+}
+
+static const struct ordo_host host = {
+    .abi_major = ORDO_ABI_MAJOR,
+    .abi_minor = ORDO_ABI_MINOR,
+    .struct_size = sizeof(struct ordo_host),
+    .log = host_log,
+    .alloc = host_alloc,
+    .free = host_free,
+    .cycle_alloc = host_cycle_alloc,
+    .reason = host_reason,
+    .config_int = host_config_int,
+    .config_string = host_config_string,
+    .resource_id = host_resource_id,
+    .resource_name = host_resource_name,
+    .wl_name = host_wl_name,
+    .wl_priority = host_wl_priority,
+    .wl_queue_time = host_wl_queue_time,
+    .wl_cq = host_wl_cq,
+    .wl_n_podsets = host_wl_n_podsets,
+    .ps_name = host_ps_name,
+    .ps_count = host_ps_count,
+    .ps_n_requests = host_ps_n_requests,
+    .ps_request = host_ps_request,
+    .ps_matches_node = host_ps_matches_node,
+    .ps_tolerates_node = host_ps_tolerates_node,
+    .ps_matches_flavor = host_ps_matches_flavor,
+    .cq_name = host_cq_name,
+    .cq_n_groups = host_cq_n_groups,
+    .cq_group_of = host_cq_group_of,
+    .cq_group_n_flavors = host_cq_group_n_flavors,
+    .cq_group_flavor = host_cq_group_flavor,
+    .cq_nominal = host_cq_nominal,
+    .cq_usage = host_cq_usage,
+    .flavor_name = host_flavor_name,
+    .n_nodes = host_n_nodes,
+    .node_at = host_node_at,
+    .node_name = host_node_name,
+    .node_label = host_node_label,
+    .node_schedulable = host_node_schedulable,
+    .node_allocatable = host_node_allocatable,
+    .node_free = host_node_free,
+    .assign_flavor = host_assign_flavor,
+    .assign_borrows = host_assign_borrows,
+    .assigned_flavor = host_assigned_flavor,
+    .flavor_node_label = host_flavor_node_label,
+    .flavor_n_node_labels = host_flavor_n_node_labels,
+    .flavor_node_label_at = host_flavor_node_label_at,
+};
+
+const struct ordo_host *host_table(void)
+{
+    return &host;
+}

@@ -1,0 +1,17 @@
+# sched/local.mk - the ordo-scheduler daemon: command line, plugin loading,
+# and (as they land) workloads, queues, the cycle and the backends.
+bin_PROGRAMS += sched/ordo-scheduler
+sched_ordo_scheduler_SOURCES = \
+	%reldir%/main.c \
+	%reldir%/plugin_loader.c %reldir%/plugin_loader.h \
+	%reldir%/sched_config.c %reldir%/sched_config.h \
+	%reldir%/plugins.c %reldir%/plugins.h \
+	%reldir%/host.c \
+	%reldir%/cluster.c %reldir%/cluster.h \
+	%reldir%/workload.c %reldir%/workload.h \
+	%reldir%/queue.c %reldir%/queue.h \
+	%reldir%/cycle.c %reldir%/cycle.h %reldir%/scheduler.h \
+	%reldir%/sim.c %reldir%/sim.h \
+	%reldir%/sim_report.c %reldir%/sim_plot.c
+sched_ordo_scheduler_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(YAML_CFLAGS)
+sched_ordo_scheduler_LDADD = core/libordo-core.la $(JSONC_LIBS) $(LIBS)

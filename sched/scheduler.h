@@ -1,0 +1,45 @@
+/* scheduler.h - the scheduler: the cluster cache, the plugins, the
+ * configuration and the backend it acts through.
+ *
+ * A backend (the simulator, later the Kubernetes API) feeds events into the
+ * cluster and calls scheduler_run() when they are applied; the scheduler
+ * runs cycles and leaves through the backend's actions. */
+#ifndef ORDO_SCHEDULER_H
+#define ORDO_SCHEDULER_H
+
+#include "cluster.h"
+#include "sched_config.h"
+#include "plugins.h"
+
+/* What the scheduler asks of the world. Each action returns 0 or a negative
+ * errno; on error the scheduler undoes its assumption. */
+struct backend_ops {
+    /* Binds pod p to node n (the pod is already assumed there). */
+    int (*bind)(void *data, struct pod *p, struct node *n);
+};
+
+struct scheduler {
+    struct cluster cluster;
+    struct plugin_registry plugins;
+    const struct sched_config *config;
+    const struct backend_ops *backend;
+    void *backend_data;
+    uint64_t cycles;
+    uint64_t admissions;
+    uint64_t parked; /* heads parked by BestEffortFIFO, ever */
+};
+
+/* Sets up the scheduler with started plugins; the cluster starts empty. */
+void scheduler_init(struct scheduler *s, const struct sched_config *cfg,
+                    const struct backend_ops *backend, void *backend_data);
+/* Releases the cluster (plugins are stopped by their owner). */
+void scheduler_release(struct scheduler *s);
+
+/* Applies pending queue changes and runs cycles until one admits nothing
+ * (bounded). Returns the number of workloads admitted, or a negative errno. */
+int scheduler_run(struct scheduler *s);
+
+/* One cycle (see cycle.c). Returns admissions in this cycle or -errno. */
+int cycle_run(struct scheduler *s);
+
+#endif

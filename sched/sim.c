@@ -1,0 +1,580 @@
+/* sim.c - the simulated cluster: a virtual clock, an event queue, emulated
+ * Job/JobSet controllers and kubelets, and the scheduler acting through the
+ * sim backend (see sim.h). */
+#include "sim.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "duration.h"
+#include "log.h"
+#include "manifest.h"
+#include "resid.h"
+#include "workload.h"
+
+enum sim_event_type { EV_ARRIVE = 0, EV_POD_DONE };
+
+struct sim_event {
+    int64_t t_ns;
+    uint64_t seq; /* ties: manifest order, then creation order */
+    enum sim_event_type type;
+    struct object *obj;  /* EV_ARRIVE: owned until filed */
+    struct pod *pod;     /* EV_POD_DONE */
+    int64_t bound_at_ns; /* EV_POD_DONE: stale when the pod was rebound */
+};
+
+struct last_value {
+    char *key;
+    int64_t usage;
+    UT_hash_handle hh;
+};
+
+struct sim {
+    struct scheduler s;
+    const struct sim_options *opt;
+    struct sim_event *heap;
+    size_t n_heap, cap_heap;
+    uint64_t seq;
+    size_t processed;
+    struct sim_history history;
+    struct last_value *last;
+    bool tty;
+};
+
+/* ---- the event heap (min by time, then seq) ------------------------------ */
+
+static bool ev_before(const struct sim_event *a, const struct sim_event *b)
+{
+    return a->t_ns != b->t_ns ? a->t_ns < b->t_ns : a->seq < b->seq;
+}
+
+static int heap_push(struct sim *sm, struct sim_event ev)
+{
+    if (sm->n_heap == sm->cap_heap) {
+        size_t cap = sm->cap_heap ? sm->cap_heap * 2 : 256;
+        struct sim_event *v = realloc(sm->heap, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        sm->heap = v;
+        sm->cap_heap = cap;
+    }
+    ev.seq = sm->seq++;
+    size_t i = sm->n_heap++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!ev_before(&ev, &sm->heap[parent]))
+            break;
+        sm->heap[i] = sm->heap[parent];
+        i = parent;
+    }
+    sm->heap[i] = ev;
+    return 0;
+}
+
+static struct sim_event heap_pop(struct sim *sm)
+{
+    struct sim_event top = sm->heap[0];
+    struct sim_event last = sm->heap[--sm->n_heap];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const struct sim_event *best = &last;
+        if (l < sm->n_heap && ev_before(&sm->heap[l], best)) {
+            m = l;
+            best = &sm->heap[l];
+        }
+        if (r < sm->n_heap && ev_before(&sm->heap[r], best))
+            m = r;
+        if (m == i)
+            break;
+        sm->heap[i] = sm->heap[m];
+        i = m;
+    }
+    if (sm->n_heap)
+        sm->heap[i] = last;
+    return top;
+}
+
+/* ---- emulated controllers ---------------------------------------------------
+ */
+
+/* Order in which objects that arrive together are filed, so that what a
+ * thing refers to is there first. */
+static int kind_rank(enum object_kind k)
+{
+    switch (k) {
+    case OBJ_NAMESPACE:
+    case OBJ_PRIORITY_CLASS:
+    case OBJ_WORKLOAD_PRIORITY_CLASS:
+    case OBJ_TOPOLOGY:
+        return 0;
+    case OBJ_RESOURCE_FLAVOR:
+    case OBJ_COHORT:
+        return 1;
+    case OBJ_CLUSTER_QUEUE:
+        return 2;
+    case OBJ_LOCAL_QUEUE:
+        return 3;
+    case OBJ_NODE:
+        return 4;
+    case OBJ_JOB:
+    case OBJ_JOBSET:
+        return 5;
+    default:
+        return 6;
+    }
+}
+
+static int copy_strmap(struct arena *a, struct strmap *dst,
+                       const struct strmap *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        if (strmap_set(dst, a, src->items[i].key, src->items[i].value) < 0)
+            return -ENOMEM;
+    return 0;
+}
+
+/* A pod as the Job (or JobSet) controller creates it from a template. Its
+ * strings point into the owner, which outlives it. */
+static struct object *make_pod(const struct object *owner,
+                               const struct object_meta *tmeta,
+                               const struct pod_spec *tspec, const char *name,
+                               const char *rj_name)
+{
+    struct object *o = calloc(1, sizeof(*o));
+    if (!o || !(o->arena = arena_new()))
+        goto oom;
+    o->kind = OBJ_POD;
+    o->api_version = "v1";
+    o->file = owner->file;
+    o->line = owner->line;
+    o->meta.name = arena_strdup(o->arena, name);
+    o->meta.namespace_ = owner->meta.namespace_;
+    o->u.pod.spec = *tspec;
+    o->u.pod.spec.node_name = NULL;
+    resource_list_init(&o->u.pod.spec.requests);
+    if (!o->meta.name ||
+        resource_list_copy(&o->u.pod.spec.requests, &tspec->requests) < 0 ||
+        copy_strmap(o->arena, &o->meta.labels, &tmeta->labels) < 0 ||
+        copy_strmap(o->arena, &o->meta.annotations, &tmeta->annotations) < 0)
+        goto oom;
+    if (owner->kind == OBJ_JOB) {
+        o->meta.owners = arena_calloc(o->arena, 1, sizeof(*o->meta.owners));
+        if (!o->meta.owners)
+            goto oom;
+        o->meta.owners[0] = (struct owner_ref){
+            "batch/v1", "Job", owner->meta.name, owner->meta.uid, true};
+        o->meta.n_owners = 1;
+    } else if (strmap_set(&o->meta.labels, o->arena, LABEL_JOBSET_NAME,
+                          owner->meta.name) < 0 ||
+               strmap_set(&o->meta.labels, o->arena, LABEL_REPLICATED_JOB,
+                          rj_name) < 0) {
+        goto oom;
+    }
+    return o;
+oom:
+    object_free(o);
+    return NULL;
+}
+
+/* Pods of pod set ps that are not finished, and that succeeded. */
+static void podset_counts(const struct workload *w, uint32_t ps,
+                          uint32_t *ret_active, uint32_t *ret_succeeded)
+{
+    *ret_active = *ret_succeeded = 0;
+    for (size_t i = 0; i < w->n_pods; i++) {
+        if (w->pods[i]->podset != ps)
+            continue;
+        if (w->pods[i]->state == PODSTATE_SUCCEEDED)
+            (*ret_succeeded)++;
+        else if (w->pods[i]->state != PODSTATE_FAILED)
+            (*ret_active)++;
+    }
+}
+
+/* Completions a pod set needs: a Job's completions (or its parallelism),
+ * a JobSet's replicas x completions. */
+static uint32_t podset_target(const struct workload *w, uint32_t ps)
+{
+    if (w->kind == WL_JOB) {
+        const struct job_spec *js = &w->top->u.job.spec;
+        return js->has_completions ? (uint32_t)js->completions
+                                   : (uint32_t)js->parallelism;
+    }
+    if (w->kind == WL_JOBSET) {
+        const struct replicated_job *rj = &w->top->u.jobset.replicated_jobs[ps];
+        uint32_t per = rj->spec.has_completions
+                           ? (uint32_t)rj->spec.completions
+                           : (uint32_t)rj->spec.parallelism;
+        return per * (uint32_t)rj->replicas;
+    }
+    return w->podsets[ps].count;
+}
+
+static int sim_add(struct sim *sm, struct object *o);
+
+/* The Job/JobSet controller: keeps `count` pods running until the pod set
+ * has its completions; a finished workload releases its quota. */
+static int reconcile(struct sim *sm, struct workload *w)
+{
+    if (w->state == WL_FINISHED)
+        return 0;
+    bool done = true;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
+        uint32_t active, succeeded, target = podset_target(w, ps);
+        podset_counts(w, ps, &active, &succeeded);
+        if (succeeded < target)
+            done = false;
+        if (w->kind != WL_JOB && w->kind != WL_JOBSET)
+            continue;
+        uint32_t left = succeeded < target ? target - succeeded : 0;
+        uint32_t want =
+            left < w->podsets[ps].count ? left : w->podsets[ps].count;
+        while (active < want) {
+            char name[512];
+            const struct object_meta *tmeta;
+            const struct pod_spec *tspec;
+            const char *rj = NULL;
+            if (w->kind == WL_JOB) {
+                tmeta = &w->top->u.job.spec.template.meta;
+                tspec = &w->top->u.job.spec.template.spec;
+                snprintf(name, sizeof(name), "%s-%zu", w->top->meta.name,
+                         w->n_pods);
+            } else {
+                const struct replicated_job *r =
+                    &w->top->u.jobset.replicated_jobs[ps];
+                tmeta = &r->spec.template.meta;
+                tspec = &r->spec.template.spec;
+                rj = r->name;
+                snprintf(name, sizeof(name), "%s-%s-%zu", w->top->meta.name,
+                         r->name, w->n_pods);
+            }
+            struct object *pod = make_pod(w->top, tmeta, tspec, name, rj);
+            if (!pod)
+                return -ENOMEM;
+            int r = sim_add(sm, pod);
+            if (r < 0)
+                return r;
+            active++;
+        }
+    }
+    if (done && w->n_pods > 0) {
+        workload_finish(&sm->s.cluster, w);
+        LOG_V(2, "workload finished wl=\"%s\"", w->key);
+    }
+    return 0;
+}
+
+static int64_t pod_runtime(const struct pod *p, bool *ret_forever)
+{
+    const char *v = strmap_get(&p->obj->meta.annotations, ANNOT_SIM_RUNTIME);
+    if (!v && p->wl)
+        v = strmap_get(&p->wl->top->meta.annotations, ANNOT_SIM_RUNTIME);
+    int64_t ns = 0;
+    *ret_forever = !v || duration_parse(v, &ns) < 0;
+    return ns;
+}
+
+/* A pod starts running on its node: schedule its end. */
+static int pod_started(struct sim *sm, struct pod *p)
+{
+    bool forever;
+    int64_t run = pod_runtime(p, &forever);
+    if (forever)
+        return 0;
+    struct sim_event ev = {.t_ns = sm->s.cluster.now_ns + run,
+                           .type = EV_POD_DONE,
+                           .pod = p,
+                           .bound_at_ns = p->bound_at_ns};
+    return heap_push(sm, ev);
+}
+
+static int sim_bind(void *data, struct pod *p, struct node *n)
+{
+    struct sim *sm = data;
+    LOG_V(3, "bind pod=\"%s\" node=\"%s\"", p->key, n->name);
+    return pod_started(sm, p);
+}
+
+static const struct backend_ops sim_backend = {.bind = sim_bind};
+
+/* Files an object in the cluster at the current time. */
+static int sim_add(struct sim *sm, struct object *o)
+{
+    struct cluster *c = &sm->s.cluster;
+    char key[512];
+    enum object_kind kind = o->kind;
+    object_key(o, key, sizeof(key));
+    if (!o->meta.has_creation || o->meta.creation_ns < c->now_ns) {
+        o->meta.has_creation = true;
+        o->meta.creation_ns = c->now_ns;
+    }
+    int r = cluster_add(c, o);
+    if (r == -EEXIST) {
+        LOG_W("%s %s exists already; the second one is ignored",
+              object_kind_name(kind), key);
+        return 0;
+    }
+    if (r < 0)
+        return r;
+    if (kind == OBJ_POD) {
+        struct pod *p = NULL;
+        HASH_FIND_STR(c->pods, key, p);
+        if (p && p->state == PODSTATE_BOUND)
+            return pod_started(sm, p);
+    }
+    return 0;
+}
+
+static void pod_done(struct sim *sm, struct pod *p)
+{
+    struct cluster *c = &sm->s.cluster;
+    p->state = PODSTATE_SUCCEEDED;
+    if (p->node)
+        node_charge(p->node, p, -1);
+    /* Capacity came free: parked workloads may fit now. */
+    for (uint32_t i = 0; i < c->n_cqs; i++)
+        c->cqs_v[i]->requeue_gen++;
+}
+
+/* ---- history and progress -------------------------------------------------
+ */
+
+static int record_usage(struct sim *sm)
+{
+    struct cluster *c = &sm->s.cluster;
+    for (uint32_t i = 0; i < c->n_cqs; i++) {
+        const struct cq *q = c->cqs_v[i];
+        for (uint32_t g = 0; g < q->n_groups; g++) {
+            const struct cq_group *grp = &q->groups[g];
+            for (uint32_t f = 0; f < grp->n_flavors; f++) {
+                for (uint32_t r = 0; r < grp->n_res; r++) {
+                    const char *res = resid_name(grp->res_ids[r]);
+                    int64_t u = grp->usage[f * grp->n_res + r];
+                    char key[600];
+                    snprintf(key, sizeof(key), "%s\n%s\n%s", q->name,
+                             grp->flavors[f]->name, res);
+                    struct last_value *lv = NULL;
+                    HASH_FIND_STR(sm->last, key, lv);
+                    if (lv && lv->usage == u)
+                        continue;
+                    if (!lv) {
+                        lv = calloc(1, sizeof(*lv));
+                        if (!lv || !(lv->key = strdup(key))) {
+                            free(lv);
+                            return -ENOMEM;
+                        }
+                        HASH_ADD_KEYPTR(hh, sm->last, lv->key, strlen(lv->key),
+                                        lv);
+                    }
+                    lv->usage = u;
+                    struct sim_history *h = &sm->history;
+                    if (h->n == h->cap) {
+                        size_t cap = h->cap ? h->cap * 2 : 256;
+                        struct usage_sample *v =
+                            realloc(h->samples, cap * sizeof(*v));
+                        if (!v)
+                            return -ENOMEM;
+                        h->samples = v;
+                        h->cap = cap;
+                    }
+                    h->samples[h->n++] = (struct usage_sample){
+                        c->now_ns, q->name, grp->flavors[f]->name,
+                        res,       u,       grp->nominal[f * grp->n_res + r]};
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static void progress(struct sim *sm, bool final)
+{
+    if (!sm->tty)
+        return;
+    struct cluster *c = &sm->s.cluster;
+    size_t pending = 0, admitted = 0, finished = 0;
+    struct workload *w, *tmp;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    {
+        pending += w->state == WL_PENDING;
+        admitted += w->state == WL_ADMITTED;
+        finished += w->state == WL_FINISHED;
+    }
+    size_t total = sm->processed + sm->n_heap;
+    unsigned pct = total ? (unsigned)(sm->processed * 100 / total) : 100;
+    if (final)
+        pct = 100;
+    char bar[31], t[64];
+    for (unsigned i = 0; i < 30; i++)
+        bar[i] = i < pct * 30 / 100 ? '=' : ' ';
+    bar[30] = '\0';
+    fprintf(stderr,
+            "\r[%s] %3u%%  t=%-12s pending %zu  admitted %zu  finished %zu ",
+            bar, pct, duration_format(c->now_ns, t, sizeof(t)), pending,
+            admitted, finished);
+    if (final)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* ---- loading and the main loop ------------------------------------------- */
+
+static void print_error(const struct err *e, void *userdata)
+{
+    fprintf(stderr, "%s\n", e->msg);
+}
+
+static int load(struct sim *sm, char **paths, int n_paths)
+{
+    struct manifest_set set;
+    manifest_set_init(&set);
+    for (int i = 0; i < n_paths; i++)
+        if (manifest_load_path(&set, paths[i], print_error, NULL) == -ENOMEM)
+            break;
+    int r = set.n_errors ? -EINVAL : 0;
+    if (r == 0 && set.n == 0) {
+        fprintf(stderr, "ordo-scheduler: --sim: no objects in the given "
+                        "manifests\n");
+        r = -EINVAL;
+    }
+    /* Pushed by kind rank, in manifest order within a rank, so that what
+     * arrives together is filed with what it refers to first; the heap
+     * keeps this order (seq) among events of the same time. */
+    for (int rank = 0; rank <= 6; rank++)
+        for (size_t i = 0; r == 0 && i < set.n; i++) {
+            struct object *o = set.objects[i];
+            if (!o || kind_rank(o->kind) != rank)
+                continue;
+            const char *v = strmap_get(&o->meta.annotations, ANNOT_SIM_ARRIVAL);
+            int64_t at = 0;
+            if (v && duration_parse(v, &at) < 0) {
+                char key[512];
+                fprintf(stderr,
+                        "%s:%u: %s %s: metadata.annotations[%s]: invalid "
+                        "duration \"%s\" (e.g. \"90s\", \"1h30m\")\n",
+                        o->file, o->line, object_kind_name(o->kind),
+                        object_key(o, key, sizeof(key)), ANNOT_SIM_ARRIVAL, v);
+                r = -EINVAL;
+                break;
+            }
+            struct sim_event ev = {.t_ns = at, .type = EV_ARRIVE, .obj = o};
+            r = heap_push(sm, ev);
+            if (r == 0)
+                set.objects[i] = NULL;
+        }
+    for (size_t i = 0; i < set.n; i++)
+        object_free(set.objects[i]);
+    set.n = 0;
+    manifest_set_release(&set);
+    return r;
+}
+
+static int reconcile_all(struct sim *sm)
+{
+    struct workload *w, *tmp;
+    HASH_ITER(hh, sm->s.cluster.workloads, w, tmp)
+    {
+        int r = reconcile(sm, w);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+static int sim_loop(struct sim *sm)
+{
+    struct cluster *c = &sm->s.cluster;
+    const struct sim_options *opt = sm->opt;
+    int r = 0;
+    while (sm->n_heap) {
+        int64_t t = sm->heap[0].t_ns;
+        if (!opt->until_idle && t > opt->until_ns)
+            break;
+        c->now_ns = t;
+        while (sm->n_heap && sm->heap[0].t_ns == t) {
+            struct sim_event ev = heap_pop(sm);
+            sm->processed++;
+            if (ev.type == EV_ARRIVE) {
+                r = sim_add(sm, ev.obj);
+            } else if (ev.pod->state == PODSTATE_BOUND &&
+                       ev.pod->bound_at_ns == ev.bound_at_ns) {
+                pod_done(sm, ev.pod);
+            }
+            if (r < 0)
+                return r;
+        }
+        /* Controllers, then the scheduler, until nothing moves. */
+        for (int round = 0; round < 1000; round++) {
+            if ((r = cluster_sync(c)) < 0 || (r = reconcile_all(sm)) < 0)
+                return r;
+            uint64_t before = sm->s.admissions;
+            size_t pods = HASH_COUNT(c->pods);
+            if ((r = scheduler_run(&sm->s)) < 0)
+                return r;
+            if ((r = reconcile_all(sm)) < 0)
+                return r;
+            if (sm->s.admissions == before && HASH_COUNT(c->pods) == pods)
+                break;
+        }
+        if ((r = record_usage(sm)) < 0)
+            return r;
+        if (sm->processed % 64 == 0)
+            progress(sm, false);
+    }
+    if (!opt->until_idle)
+        c->now_ns = opt->until_ns;
+    return 0;
+}
+
+int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
+            char **paths, int n_paths, const struct sim_options *opt)
+{
+    struct sim sm = {.opt = opt};
+    struct err e;
+    scheduler_init(&sm.s, cfg, &sim_backend, &sm);
+    sm.s.plugins = *plugins;
+    sm.tty = opt->progress && isatty(STDERR_FILENO);
+    int r = load(&sm, paths, n_paths);
+    if (r == 0)
+        r = sim_loop(&sm);
+    if (r == -ENOMEM)
+        fprintf(stderr, "ordo-scheduler: out of memory\n");
+    if (r == 0) {
+        progress(&sm, true);
+        FILE *out = opt->out ? opt->out : stdout;
+        sim_summary_print(out, &sm.s.cluster, sm.s.cluster.now_ns);
+        if (opt->report && sim_report_write(&sm.s.cluster, sm.s.cluster.now_ns,
+                                            opt->report, &e) < 0) {
+            fprintf(stderr, "ordo-scheduler: --report: %s\n", e.msg);
+            r = -EIO;
+        }
+        if (r == 0 && opt->plot_dir &&
+            sim_plot_write(&sm.s.cluster, &sm.history, sm.s.cluster.now_ns,
+                           opt->plot_dir, &e) < 0) {
+            fprintf(stderr, "ordo-scheduler: --plot: %s\n", e.msg);
+            r = -EIO;
+        }
+    }
+    while (sm.n_heap) {
+        struct sim_event ev = heap_pop(&sm);
+        if (ev.type == EV_ARRIVE)
+            object_free(ev.obj);
+    }
+    free(sm.heap);
+    free(sm.history.samples);
+    struct last_value *lv, *tmp;
+    HASH_ITER(hh, sm.last, lv, tmp)
+    {
+        HASH_DEL(sm.last, lv);
+        free(lv->key);
+        free(lv);
+    }
+    /* The plugins belong to the caller. */
+    memset(&sm.s.plugins, 0, sizeof(sm.s.plugins));
+    scheduler_release(&sm.s);
+    return r;
+}

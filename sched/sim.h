@@ -1,0 +1,70 @@
+/* sim.h - the embedded simulated cluster (ordo-scheduler --sim PATH...).
+ *
+ * Manifests (the YAML a user would kubectl apply) become a virtual cluster
+ * with a virtual clock. Objects exist at time 0 unless annotated
+ * ordo.dev/sim-arrival: "<duration>". Emulated controllers create the pods
+ * of Jobs and JobSets, run each pod for ordo.dev/sim-runtime (from its
+ * binding; absent = forever) and finish workloads. The real scheduler, the
+ * real plugins and the real cycle decide everything; the simulator is only
+ * a backend below the event/action line. */
+#ifndef ORDO_SIM_H
+#define ORDO_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "scheduler.h"
+
+#define ANNOT_SIM_ARRIVAL "ordo.dev/sim-arrival"
+#define ANNOT_SIM_RUNTIME "ordo.dev/sim-runtime"
+
+/* One change of a ClusterQueue's usage of one (flavor, resource), for
+ * plots: recorded whenever the value changes. Strings are owned by the
+ * cluster (names of CQs, flavors) and the resource table. */
+struct usage_sample {
+    int64_t t_ns;
+    const char *cq;
+    const char *flavor;
+    const char *resource;
+    int64_t usage_milli;
+    int64_t nominal_milli;
+};
+
+struct sim_history {
+    size_t n, cap;
+    struct usage_sample *samples;
+};
+
+struct sim_options {
+    bool until_idle;   /* run until nothing can change (default) */
+    int64_t until_ns;  /* else stop at this virtual time */
+    const char *report; /* --report FILE (JSON), or NULL */
+    const char *plot_dir; /* --plot DIR (SVG), or NULL */
+    bool progress;      /* progress bar on stderr (a TTY) */
+    FILE *out;          /* summary table; stdout */
+};
+
+/* Loads paths, runs the simulation with the started plugins, prints the
+ * summary and writes the report and plots. Returns 0, or a negative errno
+ * after printing why (bad manifests, I/O). */
+int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
+            char **paths, int n_paths, const struct sim_options *opt);
+
+/* ---- output (sim_report.c, sim_plot.c) ---------------------------------- */
+
+/* Writes the ordo.dev/sim-report/v1 JSON document. 0 or -errno with e. */
+int sim_report_write(const struct cluster *c, int64_t end_ns,
+                     const char *path, struct err *e);
+
+/* Prints one row per ClusterQueue (pending, admitted, finished workloads and
+ * usage against nominal quota) and a line of totals. */
+void sim_summary_print(FILE *out, const struct cluster *c, int64_t end_ns);
+
+/* Writes DIR/usage-<cq>.svg (usage vs nominal quota per (flavor, resource)
+ * over time) and DIR/timeline.svg (each workload from arrival through
+ * admission to finish). Creates DIR when missing. 0 or -errno with e. */
+int sim_plot_write(const struct cluster *c, const struct sim_history *h,
+                   int64_t end_ns, const char *dir, struct err *e);
+
+#endif

@@ -1,0 +1,516 @@
+/* sim_report.c - what a simulation run leaves behind for people and tools:
+ * the ordo.dev/sim-report/v1 JSON document (--report FILE) and the summary
+ * table printed at the end of a run (see sim.h).
+ *
+ * Both only read the cluster. Times are virtual nanoseconds; the report
+ * gives them in seconds, exact to the millisecond (integers when whole), and
+ * quantities in their canonical Kubernetes form. */
+#include "sim.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "err.h"
+#include "quantity.h"
+#include "resid.h"
+
+#define SIM_REPORT_SCHEMA "ordo.dev/sim-report/v1"
+#define NS_PER_MS         INT64_C(1000000)
+
+/* Our own table so that this file does not need cluster.c. */
+static const char *kind_name(enum wl_kind k)
+{
+    static const char *const names[WL_KIND_MAX] = {"Job", "JobSet", "PodGroup",
+                                                   "Pod"};
+    return (unsigned)k < WL_KIND_MAX ? names[k] : "Unknown";
+}
+
+/* Byte-sized resources print as 1Gi, everything else as 1500m or 2k. */
+static enum quantity_format resource_format(const char *name)
+{
+    if (name && (strcmp(name, "memory") == 0 ||
+                 strcmp(name, "ephemeral-storage") == 0 ||
+                 strncmp(name, "hugepages-", 10) == 0))
+        return QUANTITY_BINARY_SI;
+    return QUANTITY_DECIMAL_SI;
+}
+
+static const char *res_name(int32_t id)
+{
+    const char *n = resid_name(id);
+    return n ? n : "?";
+}
+
+/* ns rounded to the nearest millisecond (halves away from zero). */
+static int64_t ns_to_ms(int64_t ns)
+{
+    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    uint64_t ms = mag / (uint64_t)NS_PER_MS +
+                  (mag % (uint64_t)NS_PER_MS >= (uint64_t)NS_PER_MS / 2);
+    return ns < 0 ? -(int64_t)ms : (int64_t)ms;
+}
+
+/* The cluster queue a workload belongs to in the report: the one it was
+ * admitted to once admitted, else the one it waits in. */
+static const struct cq *wl_report_cq(const struct workload *w)
+{
+    if (w->state != WL_PENDING && w->admitted_cq)
+        return w->admitted_cq;
+    return w->cq;
+}
+
+static int cmp_wl_key(const void *a, const void *b)
+{
+    const struct workload *x = *(const struct workload *const *)a;
+    const struct workload *y = *(const struct workload *const *)b;
+    return strcmp(x->key, y->key);
+}
+
+/* The workloads sorted by key, in a new array (*ret, *n). */
+static int sorted_workloads(const struct cluster *c, struct workload ***ret,
+                            size_t *n)
+{
+    size_t count = HASH_COUNT(c->workloads);
+    struct workload **v = calloc(count ? count : 1, sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    size_t i = 0;
+    struct workload *w, *tmp;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    {
+        v[i++] = w;
+    }
+    qsort(v, count, sizeof(*v), cmp_wl_key);
+    *ret = v;
+    *n = count;
+    return 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+/* Seconds as a JSON number: an integer when whole, else the exact decimal
+ * text with up to three fraction digits ("12.5"). */
+static struct json_object *json_seconds(int64_t ns)
+{
+    int64_t ms = ns_to_ms(ns);
+    if (ms % 1000 == 0)
+        return json_object_new_int64(ms / 1000);
+    uint64_t mag = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;
+    char buf[40];
+    int len = snprintf(buf, sizeof(buf), "%s%" PRIu64 ".%03" PRIu64,
+                       ms < 0 ? "-" : "", mag / 1000, mag % 1000);
+    while (len > 0 && buf[len - 1] == '0')
+        buf[--len] = '\0';
+    return json_object_new_double_s((double)ms / 1000.0, buf);
+}
+
+/* Adds key: value to obj, taking value; -ENOMEM when either failed (value
+ * is then released). A NULL value with null_ok adds a JSON null. */
+static int put(struct json_object *obj, const char *key,
+               struct json_object *value, bool null_ok)
+{
+    if (!value && !null_ok)
+        return -ENOMEM;
+    if (json_object_object_add(obj, key, value) < 0) {
+        json_object_put(value);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static struct json_object *json_string_or_null(const char *s)
+{
+    return s ? json_object_new_string(s) : NULL;
+}
+
+/* Appends value (taken) to the array; -ENOMEM on failure. */
+static int append(struct json_object *arr, struct json_object *value)
+{
+    if (!value)
+        return -ENOMEM;
+    if (json_object_array_add(arr, value) < 0) {
+        json_object_put(value);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* "flavors": resource -> flavor of pod set ps at its last admission. */
+static struct json_object *podset_flavors(const struct workload *w, uint32_t ps)
+{
+    struct json_object *obj = json_object_new_object();
+    const struct cq *q = w->admitted_cq;
+    const struct podset *s = &w->podsets[ps];
+    if (!obj || !q || !w->flavors || !w->has_admitted)
+        return obj;
+    int32_t pods_id = resid_lookup(RESOURCE_PODS);
+    bool pods_seen = false;
+    /* Requested resources, then "pods" (charged per pod by cq_charge). */
+    for (uint32_t i = 0; i <= s->n_req; i++) {
+        int32_t id;
+        if (i < s->n_req) {
+            id = s->req_ids[i];
+            pods_seen |= id == pods_id;
+        } else if (!pods_seen && pods_id != RESID_NONE) {
+            id = pods_id;
+        } else {
+            break;
+        }
+        for (uint32_t g = 0; g < q->n_groups; g++) {
+            const struct cq_group *grp = &q->groups[g];
+            bool covers = false;
+            for (uint32_t r = 0; r < grp->n_res && !covers; r++)
+                covers = grp->res_ids[r] == id;
+            if (!covers)
+                continue;
+            const struct flavor *f = w->flavors[ps * q->n_groups + g];
+            if (f && put(obj, res_name(id), json_object_new_string(f->name),
+                         false) < 0) {
+                json_object_put(obj);
+                return NULL;
+            }
+            break;
+        }
+    }
+    return obj;
+}
+
+static struct json_object *podset_json(const struct workload *w, uint32_t ps)
+{
+    const struct podset *s = &w->podsets[ps];
+    struct json_object *obj = json_object_new_object();
+    struct json_object *nodes = NULL;
+    if (!obj)
+        return NULL;
+    if (put(obj, "name", json_object_new_string(s->name ? s->name : ""),
+            false) < 0 ||
+        put(obj, "count", json_object_new_int64(s->count), false) < 0 ||
+        put(obj, "flavors", podset_flavors(w, ps), false) < 0)
+        goto fail;
+    nodes = json_object_new_array();
+    if (!nodes)
+        goto fail;
+    for (size_t i = 0; i < w->n_pods; i++) {
+        const struct pod *p = w->pods[i];
+        if (p && p->podset == ps && p->node &&
+            append(nodes, json_object_new_string(p->node->name)) < 0)
+            goto fail;
+    }
+    if (put(obj, "nodes", nodes, false) < 0) {
+        nodes = NULL; /* released by put() */
+        goto fail;
+    }
+    return obj;
+
+fail:
+    json_object_put(nodes);
+    json_object_put(obj);
+    return NULL;
+}
+
+static const char *state_name(enum wl_state s)
+{
+    switch (s) {
+    case WL_PENDING:
+        return "pending";
+    case WL_ADMITTED:
+        return "admitted";
+    case WL_FINISHED:
+        return "finished";
+    }
+    return "unknown";
+}
+
+static struct json_object *workload_json(const struct workload *w)
+{
+    struct json_object *obj = json_object_new_object();
+    struct json_object *podsets = NULL;
+    if (!obj)
+        return NULL;
+    const struct cq *q = wl_report_cq(w);
+    if (put(obj, "name", json_object_new_string(w->key), false) < 0 ||
+        put(obj, "kind", json_object_new_string(kind_name(w->kind)), false) <
+            0 ||
+        put(obj, "localQueue", json_string_or_null(w->local_queue),
+            !w->local_queue) < 0 ||
+        put(obj, "clusterQueue", json_string_or_null(q ? q->name : NULL), !q) <
+            0 ||
+        put(obj, "priority", json_object_new_int64(w->priority), false) < 0 ||
+        put(obj, "state", json_object_new_string(state_name(w->state)), false) <
+            0 ||
+        put(obj, "createdAt", json_seconds(w->created_ns), false) < 0 ||
+        put(obj, "admittedAt",
+            w->has_admitted ? json_seconds(w->admitted_ns) : NULL,
+            !w->has_admitted) < 0 ||
+        put(obj, "finishedAt",
+            w->has_finished ? json_seconds(w->finished_ns) : NULL,
+            !w->has_finished) < 0 ||
+        put(obj, "evictions", json_object_new_int64(w->evictions), false) < 0 ||
+        put(obj, "reason",
+            w->reason[0] ? json_object_new_string(w->reason) : NULL,
+            !w->reason[0]) < 0)
+        goto fail;
+    podsets = json_object_new_array();
+    if (!podsets)
+        goto fail;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        if (append(podsets, podset_json(w, ps)) < 0)
+            goto fail;
+    if (put(obj, "podSets", podsets, false) < 0) {
+        podsets = NULL;
+        goto fail;
+    }
+    return obj;
+
+fail:
+    json_object_put(podsets);
+    json_object_put(obj);
+    return NULL;
+}
+
+/* "usage": flavor -> resource -> quantity, every pair the queue lists. */
+static struct json_object *cq_usage_json(const struct cq *q)
+{
+    struct json_object *usage = json_object_new_object();
+    if (!usage)
+        return NULL;
+    for (uint32_t g = 0; g < q->n_groups; g++) {
+        const struct cq_group *grp = &q->groups[g];
+        for (uint32_t f = 0; f < grp->n_flavors; f++) {
+            const char *fname = grp->flavors[f] ? grp->flavors[f]->name : "?";
+            struct json_object *fobj = NULL;
+            if (!json_object_object_get_ex(usage, fname, &fobj)) {
+                fobj = json_object_new_object();
+                if (put(usage, fname, fobj, false) < 0)
+                    goto fail;
+            }
+            for (uint32_t r = 0; r < grp->n_res; r++) {
+                const char *rname = res_name(grp->res_ids[r]);
+                char buf[QUANTITY_STR_MAX];
+                quantity_str(grp->usage[f * grp->n_res + r],
+                             resource_format(rname), buf);
+                if (put(fobj, rname, json_object_new_string(buf), false) < 0)
+                    goto fail;
+            }
+        }
+    }
+    return usage;
+
+fail:
+    json_object_put(usage);
+    return NULL;
+}
+
+static struct json_object *cq_json(const struct cluster *c, const struct cq *q)
+{
+    int64_t pending = 0, admitted = 0;
+    struct workload *w, *tmp;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    {
+        if (w->state == WL_PENDING && w->cq == q)
+            pending++;
+        else if (w->state == WL_ADMITTED && w->admitted_cq == q)
+            admitted++;
+    }
+    struct json_object *obj = json_object_new_object();
+    if (!obj)
+        return NULL;
+    if (put(obj, "name", json_object_new_string(q->name), false) < 0 ||
+        put(obj, "pending", json_object_new_int64(pending), false) < 0 ||
+        put(obj, "admitted", json_object_new_int64(admitted), false) < 0 ||
+        put(obj, "usage", cq_usage_json(q), false) < 0) {
+        json_object_put(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static struct json_object *report_json(const struct cluster *c, int64_t end_ns)
+{
+    struct workload **v = NULL;
+    size_t n = 0;
+    struct json_object *root = NULL, *arr = NULL;
+    if (sorted_workloads(c, &v, &n) < 0)
+        return NULL;
+    root = json_object_new_object();
+    if (!root ||
+        put(root, "schema", json_object_new_string(SIM_REPORT_SCHEMA), false) <
+            0 ||
+        put(root, "endTime", json_seconds(end_ns), false) < 0)
+        goto fail;
+    arr = json_object_new_array();
+    if (!arr)
+        goto fail;
+    for (size_t i = 0; i < n; i++)
+        if (append(arr, workload_json(v[i])) < 0)
+            goto fail;
+    if (put(root, "workloads", arr, false) < 0) {
+        arr = NULL;
+        goto fail;
+    }
+    arr = json_object_new_array();
+    if (!arr)
+        goto fail;
+    for (uint32_t i = 0; i < c->n_cqs; i++)
+        if (append(arr, cq_json(c, c->cqs_v[i])) < 0)
+            goto fail;
+    if (put(root, "clusterQueues", arr, false) < 0) {
+        arr = NULL;
+        goto fail;
+    }
+    free(v);
+    return root;
+
+fail:
+    json_object_put(arr);
+    json_object_put(root);
+    free(v);
+    return NULL;
+}
+
+int sim_report_write(const struct cluster *c, int64_t end_ns, const char *path,
+                     struct err *e)
+{
+    int ret = 0;
+    FILE *f = NULL;
+    struct json_object *root = report_json(c, end_ns);
+    if (!root)
+        return err_set(e, ENOMEM, "%s: out of memory building the report",
+                       path);
+    const char *text = json_object_to_json_string_ext(
+        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                  JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (!text) {
+        ret = err_set(e, ENOMEM, "%s: out of memory building the report", path);
+        goto cleanup;
+    }
+    f = fopen(path, "w");
+    if (!f) {
+        ret = err_set(e, errno, "%s: %s", path, strerror(errno));
+        goto cleanup;
+    }
+    errno = 0;
+    bool failed = fputs(text, f) == EOF || fputc('\n', f) == EOF;
+    failed |= fclose(f) != 0;
+    f = NULL;
+    if (failed) {
+        int code = errno ? errno : EIO;
+        ret = err_set(e, code, "%s: %s", path, strerror(code));
+    }
+
+cleanup:
+    if (f)
+        fclose(f);
+    json_object_put(root);
+    return ret;
+}
+
+/* ---- summary table ------------------------------------------------------- */
+
+/* Compact duration: "0s", "250ms", "12.5s", "5m03s", "1h02m03s". Whole
+ * seconds from a minute on. */
+static const char *fmt_duration(int64_t ns, char *buf, size_t size)
+{
+    int64_t ms = ns_to_ms(ns);
+    const char *sign = ms < 0 ? "-" : "";
+    uint64_t mag = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;
+    uint64_t s = (mag + 500) / 1000;
+    if (mag == 0) {
+        snprintf(buf, size, "0s");
+    } else if (mag < 1000) {
+        snprintf(buf, size, "%s%" PRIu64 "ms", sign, mag);
+    } else if (mag < 60000 && mag % 1000 != 0) {
+        char frac[8];
+        int len = snprintf(frac, sizeof(frac), "%03" PRIu64, mag % 1000);
+        while (len > 0 && frac[len - 1] == '0')
+            frac[--len] = '\0';
+        snprintf(buf, size, "%s%" PRIu64 ".%ss", sign, mag / 1000, frac);
+    } else if (s < 60) {
+        snprintf(buf, size, "%s%" PRIu64 "s", sign, s);
+    } else if (s < 3600) {
+        snprintf(buf, size, "%s%" PRIu64 "m%02" PRIu64 "s", sign, s / 60,
+                 s % 60);
+    } else {
+        snprintf(buf, size, "%s%" PRIu64 "h%02" PRIu64 "m%02" PRIu64 "s", sign,
+                 s / 3600, s / 60 % 60, s % 60);
+    }
+    return buf;
+}
+
+/* "cpu 6/10 (on-demand), memory 24Gi/64Gi (on-demand)": every pair with a
+ * nominal quota or a usage; "-" when there is none. */
+static void print_usage(FILE *out, const struct cq *q)
+{
+    bool any = false;
+    for (uint32_t g = 0; g < q->n_groups; g++) {
+        const struct cq_group *grp = &q->groups[g];
+        for (uint32_t f = 0; f < grp->n_flavors; f++) {
+            for (uint32_t r = 0; r < grp->n_res; r++) {
+                int64_t used = grp->usage[f * grp->n_res + r];
+                int64_t nominal = grp->nominal[f * grp->n_res + r];
+                if (!used && !nominal)
+                    continue;
+                const char *rname = res_name(grp->res_ids[r]);
+                enum quantity_format fmt = resource_format(rname);
+                char ub[QUANTITY_STR_MAX], nb[QUANTITY_STR_MAX];
+                fprintf(out, "%s%s %s/%s (%s)", any ? ", " : "", rname,
+                        quantity_str(used, fmt, ub),
+                        quantity_str(nominal, fmt, nb),
+                        grp->flavors[f] ? grp->flavors[f]->name : "?");
+                any = true;
+            }
+        }
+    }
+    if (!any)
+        fputs("-", out);
+}
+
+void sim_summary_print(FILE *out, const struct cluster *c, int64_t end_ns)
+{
+    int width = (int)strlen("CLUSTERQUEUE");
+    for (uint32_t i = 0; i < c->n_cqs; i++) {
+        size_t len = strlen(c->cqs_v[i]->name);
+        if (len > (size_t)width)
+            width = len > 200 ? 200 : (int)len;
+    }
+    fprintf(out, "%-*s%10s%10s%10s  %s\n", width, "CLUSTERQUEUE", "PENDING",
+            "ADMITTED", "FINISHED", "USAGE (of nominal)");
+    for (uint32_t i = 0; i < c->n_cqs; i++) {
+        const struct cq *q = c->cqs_v[i];
+        uint64_t pending = 0, admitted = 0, finished = 0;
+        struct workload *w, *tmp;
+        HASH_ITER(hh, c->workloads, w, tmp)
+        {
+            if (w->state == WL_PENDING && w->cq == q)
+                pending++;
+            else if (w->state == WL_ADMITTED && w->admitted_cq == q)
+                admitted++;
+            else if (w->state == WL_FINISHED && w->admitted_cq == q)
+                finished++;
+        }
+        fprintf(out, "%-*s%10" PRIu64 "%10" PRIu64 "%10" PRIu64 "  ", width,
+                q->name, pending, admitted, finished);
+        print_usage(out, q);
+        fputc('\n', out);
+    }
+
+    uint64_t total = 0, pending = 0, admitted = 0, finished = 0;
+    struct workload *w, *tmp;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    {
+        total++;
+        pending += w->state == WL_PENDING;
+        admitted += w->state == WL_ADMITTED;
+        finished += w->state == WL_FINISHED;
+    }
+    char dur[48];
+    fprintf(out,
+            "workloads: %" PRIu64 " (%" PRIu64 " pending, %" PRIu64
+            " admitted, %" PRIu64 " finished), end time %s\n",
+            total, pending, admitted, finished,
+            fmt_duration(end_ns, dur, sizeof(dur)));
+}

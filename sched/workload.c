@@ -1,0 +1,513 @@
+/* workload.c - workload assembly, queue and priority resolution (see
+ * workload.h). */
+#include "workload.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "queue.h"
+#include "resid.h"
+
+void workload_set_reason(struct workload *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->reason, sizeof(w->reason), fmt, ap);
+    va_end(ap);
+}
+
+void workload_free(struct workload *w)
+{
+    if (!w)
+        return;
+    for (uint32_t i = 0; i < w->n_podsets; i++) {
+        free(w->podsets[i].name);
+        free(w->podsets[i].req_ids);
+        free(w->podsets[i].req_milli);
+    }
+    free(w->podsets);
+    free(w->flavors);
+    free(w->pods);
+    free(w->key);
+    free(w->ns);
+    free(w->local_queue);
+    free(w);
+}
+
+static struct workload *find_wl(struct cluster *c, const char *key)
+{
+    struct workload *w = NULL;
+    HASH_FIND_STR(c->workloads, key, w);
+    return w;
+}
+
+/* Fills a pod set from a pod spec: per-pod request as resource ids. */
+static int podset_init(struct podset *s, const char *name, uint32_t count,
+                       const struct pod_spec *spec)
+{
+    s->name = strdup(name);
+    s->count = count;
+    s->spec = spec;
+    size_t n = spec->requests.n;
+    s->req_ids = calloc(n ? n : 1, sizeof(*s->req_ids));
+    s->req_milli = calloc(n ? n : 1, sizeof(*s->req_milli));
+    if (!s->name || !s->req_ids || !s->req_milli)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const struct resource_entry *e = &spec->requests.items[i];
+        if (e->milli == 0)
+            continue;
+        int32_t id = resid_intern(e->name);
+        if (id < 0)
+            return -ENOMEM;
+        s->req_ids[s->n_req] = id;
+        s->req_milli[s->n_req++] = e->milli;
+    }
+    return 0;
+}
+
+/* Priority: WorkloadPriorityClass label, then the pod template's
+ * PriorityClass, then the global default PriorityClass, then 0. */
+static int32_t resolve_priority(struct cluster *c, const struct object *top,
+                                const struct pod_spec *spec)
+{
+    const char *wpc = strmap_get(&top->meta.labels, LABEL_PRIORITY_CLASS);
+    struct obj_entry *e;
+    if (wpc && (e = cluster_find(c->wpcs, wpc)))
+        return e->obj->u.workload_priority_class.value;
+    if (spec && spec->priority_class_name &&
+        (e = cluster_find(c->pcs, spec->priority_class_name)))
+        return e->obj->u.priority_class.value;
+    if (spec && spec->has_priority)
+        return spec->priority;
+    /* The global default with the lowest value, as Kubernetes picks. */
+    bool found = false;
+    int32_t best = 0;
+    struct obj_entry *tmp;
+    HASH_ITER(hh, c->pcs, e, tmp)
+    {
+        const struct priority_class *pc = &e->obj->u.priority_class;
+        if (pc->global_default && (!found || pc->value < best)) {
+            best = pc->value;
+            found = true;
+        }
+    }
+    return best;
+}
+
+static struct workload *wl_new(struct cluster *c, const char *key,
+                               enum wl_kind kind, struct object *top,
+                               uint32_t n_podsets)
+{
+    struct workload *w = calloc(1, sizeof(*w));
+    if (!w)
+        return NULL;
+    w->key = strdup(key);
+    w->ns = strdup(top->meta.namespace_ ? top->meta.namespace_ : "default");
+    w->podsets = calloc(n_podsets, sizeof(*w->podsets));
+    w->kind = kind;
+    w->top = top;
+    w->n_podsets = n_podsets;
+    w->created_ns = top->meta.has_creation ? top->meta.creation_ns : c->now_ns;
+    w->queue_ns = w->created_ns;
+    const char *lq = strmap_get(&top->meta.labels, LABEL_QUEUE_NAME);
+    if (lq)
+        w->local_queue = strdup(lq);
+    if (!w->key || !w->ns || !w->podsets || (lq && !w->local_queue)) {
+        workload_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* New workloads are queued by cluster_sync(), once per batch of events. */
+static int wl_insert(struct cluster *c, struct workload *w)
+{
+    HASH_ADD_KEYPTR(hh, c->workloads, w->key, strlen(w->key), w);
+    return cluster_mark_fresh(c, w);
+}
+
+static bool template_is_ours(const struct pod_spec *s)
+{
+    return strcmp(s->scheduler_name, ORDO_SCHEDULER_NAME) == 0;
+}
+
+int workload_add_owner(struct cluster *c, struct object *o)
+{
+    char key[512];
+    object_key(o, key, sizeof(key));
+    struct obj_entry **index = o->kind == OBJ_JOB ? &c->jobs : &c->jobsets;
+    if (cluster_find(*index, key) || find_wl(c, key)) {
+        object_free(o);
+        return -EEXIST;
+    }
+    struct obj_entry *e = calloc(1, sizeof(*e));
+    if (!e || !(e->key = strdup(key))) {
+        free(e);
+        object_free(o);
+        return -ENOMEM;
+    }
+    e->obj = o;
+    HASH_ADD_KEYPTR(hh, *index, e->key, strlen(e->key), e);
+
+    struct workload *w = NULL;
+    if (o->kind == OBJ_JOB) {
+        const struct job_spec *js = &o->u.job.spec;
+        if (js->suspend || !template_is_ours(&js->template.spec))
+            return 0;
+        w = wl_new(c, key, WL_JOB, o, 1);
+        if (!w || podset_init(&w->podsets[0], "main",
+                              (uint32_t)js->parallelism,
+                              &js->template.spec) < 0)
+            goto oom;
+        w->priority = resolve_priority(c, o, &js->template.spec);
+    } else {
+        const struct jobset *jset = &o->u.jobset;
+        if (jset->suspend || jset->n_replicated_jobs == 0 ||
+            !template_is_ours(&jset->replicated_jobs[0].spec.template.spec))
+            return 0;
+        w = wl_new(c, key, WL_JOBSET, o, (uint32_t)jset->n_replicated_jobs);
+        if (!w)
+            goto oom;
+        for (size_t i = 0; i < jset->n_replicated_jobs; i++) {
+            const struct replicated_job *rj = &jset->replicated_jobs[i];
+            uint32_t count = (uint32_t)rj->replicas * (uint32_t)rj->spec.parallelism;
+            if (podset_init(&w->podsets[i], rj->name, count,
+                            &rj->spec.template.spec) < 0)
+                goto oom;
+        }
+        w->priority = resolve_priority(
+            c, o, &jset->replicated_jobs[0].spec.template.spec);
+    }
+    return wl_insert(c, w);
+oom:
+    workload_free(w);
+    return -ENOMEM;
+}
+
+static int wl_attach_pod(struct workload *w, struct pod *p)
+{
+    if (w->n_pods == w->cap_pods) {
+        size_t cap = w->cap_pods ? w->cap_pods * 2 : 8;
+        struct pod **v = realloc(w->pods, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        w->pods = v;
+        w->cap_pods = cap;
+    }
+    w->pods[w->n_pods++] = p;
+    p->wl = w;
+    return 0;
+}
+
+/* Finds or creates the workload a pod of ours belongs to. */
+static struct workload *wl_for_pod(struct cluster *c, struct pod *p, int *ret)
+{
+    const struct object *o = p->obj;
+    const struct owner_ref *own = object_meta_controller(&o->meta);
+    char key[512];
+    *ret = 0;
+    if (own && strcmp(own->kind, "Job") == 0) {
+        snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, own->name);
+        return find_wl(c, key);
+    }
+    const char *js = strmap_get(&o->meta.labels, LABEL_JOBSET_NAME);
+    if (js) {
+        snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, js);
+        struct workload *w = find_wl(c, key);
+        const char *rj = strmap_get(&o->meta.labels, LABEL_REPLICATED_JOB);
+        for (uint32_t i = 0; w && rj && i < w->n_podsets; i++)
+            if (strcmp(w->podsets[i].name, rj) == 0)
+                p->podset = i;
+        return w;
+    }
+    const char *group = strmap_get(&o->meta.annotations, ANNOT_POD_GROUP);
+    if (!group)
+        group = strmap_get(&o->meta.labels, ANNOT_POD_GROUP);
+    if (group)
+        snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, group);
+    else
+        snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, o->meta.name);
+    struct workload *w = find_wl(c, key);
+    if (w)
+        return w;
+    uint32_t count = 1;
+    if (group) {
+        const char *n = strmap_get(&o->meta.annotations, ANNOT_POD_GROUP_COUNT);
+        char *end;
+        long v = n ? strtol(n, &end, 10) : 1;
+        count = n && *end == '\0' && v > 0 && v <= 100000 ? (uint32_t)v : 1;
+    }
+    w = wl_new(c, key, group ? WL_POD_GROUP : WL_POD, p->obj, 1);
+    if (!w || podset_init(&w->podsets[0], "main", count, &o->u.pod.spec) < 0) {
+        workload_free(w);
+        *ret = -ENOMEM;
+        return NULL;
+    }
+    w->priority = resolve_priority(c, o, &o->u.pod.spec);
+    if (wl_insert(c, w) < 0) {
+        *ret = -ENOMEM;
+        return NULL;
+    }
+    return w;
+}
+
+int workload_add_pod(struct cluster *c, struct object *o)
+{
+    char key[512];
+    object_key(o, key, sizeof(key));
+    struct pod *p = NULL;
+    HASH_FIND_STR(c->pods, key, p);
+    if (p) {
+        object_free(o);
+        return -EEXIST;
+    }
+    p = calloc(1, sizeof(*p));
+    if (!p || !(p->key = strdup(key)))
+        goto oom;
+    p->obj = o;
+    const struct resource_list *req = &o->u.pod.spec.requests;
+    for (size_t i = 0; i < req->n; i++)
+        if (resid_intern(req->items[i].name) < 0)
+            goto oom;
+    int32_t pods_id = resid_intern(RESOURCE_PODS);
+    if (pods_id < 0)
+        goto oom;
+    p->n_ids = resid_count();
+    p->request = calloc((size_t)p->n_ids, sizeof(int64_t));
+    if (!p->request)
+        goto oom;
+    for (size_t i = 0; i < req->n; i++)
+        p->request[resid_lookup(req->items[i].name)] = req->items[i].milli;
+    /* Every pod takes one of its node's "pods". */
+    p->request[pods_id] = 1000;
+    switch (o->u.pod.phase) {
+    case POD_PHASE_SUCCEEDED:
+        p->state = PODSTATE_SUCCEEDED;
+        break;
+    case POD_PHASE_FAILED:
+        p->state = PODSTATE_FAILED;
+        break;
+    default:
+        p->state = o->u.pod.spec.node_name ? PODSTATE_BOUND : PODSTATE_PENDING;
+    }
+    HASH_ADD_KEYPTR(hh, c->pods, p->key, strlen(p->key), p);
+
+    if (p->state == PODSTATE_BOUND) {
+        p->node = cluster_node(c, o->u.pod.spec.node_name);
+        p->bound_at_ns = c->now_ns;
+        if (p->node)
+            node_charge(p->node, p, 1);
+    }
+    if (!template_is_ours(&o->u.pod.spec))
+        return 0;
+    int r = 0;
+    struct workload *w = wl_for_pod(c, p, &r);
+    if (r < 0)
+        return r;
+    if (!w)
+        return 0; /* owner not (yet) known or not ours */
+    if (wl_attach_pod(w, p) < 0)
+        return -ENOMEM;
+    if (p->state == PODSTATE_BOUND && w->state == WL_PENDING) {
+        /* Running before Ordo started: admitted already; requeue_all
+         * infers the flavors and charges the quota. */
+        w->state = WL_ADMITTED;
+        w->admitted_ns = c->now_ns;
+        w->has_admitted = true;
+        return cluster_mark_fresh(c, w);
+    }
+    return 0;
+oom:
+    if (p) {
+        free(p->request);
+        free(p->key);
+        free(p);
+    }
+    object_free(o);
+    return -ENOMEM;
+}
+
+uint32_t workload_pending_pods(const struct workload *w, uint32_t ps)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < w->n_pods; i++)
+        n += w->pods[i]->podset == ps && w->pods[i]->state == PODSTATE_PENDING;
+    return n;
+}
+
+bool workload_ready(const struct workload *w)
+{
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        if (workload_pending_pods(w, ps) < w->podsets[ps].count)
+            return false;
+    return true;
+}
+
+/* The LocalQueue/ClusterQueue of w, or NULL with the reason set. */
+static struct cq *resolve_cq(struct cluster *c, struct workload *w)
+{
+    char key[512];
+    const char *lq = w->local_queue;
+    struct obj_entry *e;
+    if (!lq) {
+        snprintf(key, sizeof(key), "%s/default", w->ns);
+        if (!cluster_find(c->lqs, key)) {
+            workload_set_reason(w, "no queue: label %s not set and no "
+                                   "LocalQueue \"default\" in namespace %s",
+                                LABEL_QUEUE_NAME, w->ns);
+            return NULL;
+        }
+        lq = "default";
+    }
+    snprintf(key, sizeof(key), "%s/%s", w->ns, lq);
+    if (!(e = cluster_find(c->lqs, key))) {
+        workload_set_reason(w, "LocalQueue %s doesn't exist", key);
+        return NULL;
+    }
+    const struct local_queue *l = &e->obj->u.local_queue;
+    struct cq *q = cluster_cq(c, l->cluster_queue);
+    if (!q) {
+        workload_set_reason(w, "ClusterQueue %s doesn't exist",
+                            l->cluster_queue);
+        return NULL;
+    }
+    if (l->stop_policy != STOP_POLICY_NONE && w->state == WL_PENDING) {
+        workload_set_reason(w, "LocalQueue %s is stopped", key);
+        return NULL;
+    }
+    const struct label_selector *sel =
+        q->obj->u.cluster_queue.namespace_selector;
+    struct strmap labels = {0}, *nsl = &labels;
+    struct strmap_entry auto_label = {"kubernetes.io/metadata.name", w->ns};
+    struct obj_entry *ns = cluster_find(c->namespaces, w->ns);
+    if (ns)
+        nsl = &ns->obj->meta.labels;
+    struct strmap_entry merged[64];
+    struct strmap tmp = {0, merged};
+    for (size_t i = 0; i < nsl->n && i < 63; i++)
+        merged[tmp.n++] = nsl->items[i];
+    if (!strmap_has(&tmp, auto_label.key))
+        merged[tmp.n++] = auto_label;
+    if (!label_selector_matches(sel, &tmp) && w->state == WL_PENDING) {
+        workload_set_reason(w, "namespace %s is not selected by ClusterQueue "
+                               "%s",
+                            w->ns, q->name);
+        return NULL;
+    }
+    if (!q->active && w->state == WL_PENDING) {
+        workload_set_reason(w, "ClusterQueue %s is inactive: %s", q->name,
+                            q->inactive_reason);
+        return q; /* queued, but its CQ admits nothing */
+    }
+    return q;
+}
+
+/* Flavors of a workload that was running before Ordo saw it: per group, the
+ * first flavor whose nodeLabels all match the node of a pod of the set. */
+static int infer_flavors(struct workload *w, struct cq *q)
+{
+    free(w->flavors);
+    w->flavors = calloc((size_t)w->n_podsets * (q->n_groups ? q->n_groups : 1),
+                        sizeof(*w->flavors));
+    if (!w->flavors)
+        return -ENOMEM;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
+        const struct node *node = NULL;
+        for (size_t i = 0; i < w->n_pods && !node; i++)
+            if (w->pods[i]->podset == ps && w->pods[i]->node)
+                node = w->pods[i]->node;
+        for (uint32_t g = 0; g < q->n_groups; g++) {
+            const struct cq_group *grp = &q->groups[g];
+            struct flavor *pick = grp->n_flavors ? grp->flavors[0] : NULL;
+            for (uint32_t f = 0; node && f < grp->n_flavors; f++) {
+                const struct flavor *fl = grp->flavors[f];
+                if (!fl->obj)
+                    continue;
+                const struct strmap *nl = &fl->obj->u.resource_flavor.node_labels;
+                bool match = true;
+                for (size_t k = 0; k < nl->n && match; k++) {
+                    const char *v = strmap_get(&node->obj->meta.labels,
+                                               nl->items[k].key);
+                    match = v && strcmp(v, nl->items[k].value) == 0;
+                }
+                if (match) {
+                    pick = grp->flavors[f];
+                    break;
+                }
+            }
+            w->flavors[ps * q->n_groups + g] = pick;
+        }
+    }
+    return 0;
+}
+
+int workload_requeue_all(struct cluster *c)
+{
+    for (uint32_t i = 0; i < c->n_cqs; i++) {
+        struct cq *q = c->cqs_v[i];
+        q->n_pending = 0;
+        q->n_admitted = 0;
+        for (uint32_t g = 0; g < q->n_groups; g++)
+            memset(q->groups[g].usage, 0,
+                   (size_t)q->groups[g].n_res * q->groups[g].n_flavors *
+                       sizeof(int64_t));
+    }
+    struct workload *w, *tmp;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    {
+        w->queued = false;
+        if (workload_enqueue(c, w) < 0)
+            return -ENOMEM;
+    }
+    c->n_fresh = 0;
+    return 0;
+}
+
+int workload_enqueue(struct cluster *c, struct workload *w)
+{
+    if (w->queued || w->state == WL_FINISHED)
+        return 0;
+    w->cq = NULL;
+    if (w->state == WL_ADMITTED) {
+        struct cq *q = w->admitted_cq;
+        if (!q) {
+            q = resolve_cq(c, w);
+            if (!q)
+                return 0; /* running, but no queue to charge */
+            w->admitted_cq = q;
+            if (infer_flavors(w, q) < 0)
+                return -ENOMEM;
+        }
+        w->cq = q;
+        w->queued = true;
+        cq_charge(q, w, 1);
+        q->n_admitted++;
+        return 0;
+    }
+    struct cq *q = resolve_cq(c, w);
+    if (!q)
+        return 0;
+    w->cq = q;
+    w->queued = true;
+    return queue_push(q, w);
+}
+
+void workload_finish(struct cluster *c, struct workload *w)
+{
+    if (w->state == WL_ADMITTED && w->admitted_cq) {
+        cq_charge(w->admitted_cq, w, -1);
+        if (w->admitted_cq->n_admitted)
+            w->admitted_cq->n_admitted--;
+    }
+    w->state = WL_FINISHED;
+    w->finished_ns = c->now_ns;
+    w->has_finished = true;
+    w->reason[0] = '\0';
+    /* Quota came free: parked workloads may fit now. */
+    for (uint32_t i = 0; i < c->n_cqs; i++)
+        c->cqs_v[i]->requeue_gen++;
+}

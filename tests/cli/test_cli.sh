@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# test_cli.sh - ordo-scheduler's command line as a user meets it: --version,
+# --list-plugins, --validate on good and bad manifests, bad options.
+set -u
+bin=${ORDO_SCHEDULER:?ORDO_SCHEDULER not set}
+data=${ORDO_TEST_DATA:?ORDO_TEST_DATA not set}
+passed=0 failed=0
+
+# check NAME WANT_RC WANT_TEXT -- command...: runs the command, compares
+# the exit status and looks for WANT_TEXT in stdout+stderr.
+check() {
+    local name=$1 want_rc=$2 want=$3; shift 4
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    if [ "$rc" -eq "$want_rc" ] && grep -qF -- "$want" <<<"$out"; then
+        passed=$((passed + 1)); echo "ok - $name"
+    else
+        failed=$((failed + 1)); echo "not ok - $name (rc=$rc, want $want_rc, '$want')"
+        sed 's/^/    /' <<<"$out"
+    fi
+}
+
+check "version" 0 "ordo-scheduler 0.1.0 (plugin ABI 1.0)" -- "$bin" --version
+check "help" 0 "--validate PATH" -- "$bin" --help
+check "unknown option" 2 "Usage: ordo-scheduler" -- "$bin" --bogus
+check "bad -v" 2 "-v: expected 0 to 10" -- "$bin" -v x --version
+check "no mode" 2 "Usage:" -- "$bin"
+check "list plugins, empty dir" 0 "(no plugins in" -- "$bin" --list-plugins --plugin-dir "$data"
+check "list plugins, missing dir" 1 "plugin directory /nonexistent" -- "$bin" --list-plugins --plugin-dir /nonexistent
+check "validate good" 0 "5 objects, 1 Namespace, 1 Job, 1 ResourceFlavor, 1 ClusterQueue, 1 LocalQueue; 1 ignored" \
+    -- "$bin" --validate "$data/manifests/good"
+check "validate bad: quantity" 1 "broken.yaml:12: ClusterQueue team-b: spec.resourceGroups[0].flavors[0].resources[0].nominalQuota: invalid quantity \"5 Gi\"" \
+    -- "$bin" --validate "$data/manifests/bad"
+check "validate bad: summary" 1 "1 objects, 1 Node; 0 ignored (kinds Ordo does not read); 3 errors" \
+    -- "$bin" --validate "$data/manifests/bad"
+check "validate missing" 1 "/nonexistent.yaml: No such file or directory" -- "$bin" --validate /nonexistent.yaml
+check "validate no args" 2 "needs at least one" -- "$bin" --validate
+# Every real object decodes; the one error is the watch-event envelope,
+# which is not an object.
+check "validate k8s fixtures" 1 "7 objects, 1 Namespace, 1 Node, 2 Pod, 2 Job, 1 PriorityClass; 14 ignored (kinds Ordo does not read); 1 errors" \
+    -- "$bin" --validate "$data/k8s-api"
+check "validate k8s fixtures: envelope" 1 "core.v1.WatchEvent.json: kind: missing: not a Kubernetes object" \
+    -- "$bin" --validate "$data/k8s-api"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,587 @@
+/* mock_host.c - the mock struct ordo_host of mock_host.h: every host
+ * function answered from the in-memory fixtures, with allocations counted
+ * and reasons, logs and assignments captured for the test to check.
+ *
+ * A plugin that breaks the ABI's rules (an index out of range, a handle the
+ * host never gave it) aborts the test with a message. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock_host.h"
+
+#define MOCK_MAX_RESOURCES 64
+#define MOCK_NAME_MAX      64
+
+/* Process-wide mock state, like the real host's resource table. */
+static struct {
+    char names[MOCK_MAX_RESOURCES][MOCK_NAME_MAX];
+    int n_names;
+    long live_allocs;
+    bool fail_alloc;
+} mock;
+
+#define MOCK_CHECK(cond)                                                       \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "mock host: %s:%d: %s does not hold\n", __FILE__,  \
+                    __LINE__, #cond);                                          \
+            abort();                                                           \
+        }                                                                      \
+    } while (0)
+
+/* ---- knobs and helpers ------------------------------------------------- */
+
+void mock_reset(void)
+{
+    memset(&mock, 0, sizeof(mock));
+}
+
+long mock_live_allocs(void)
+{
+    return mock.live_allocs;
+}
+
+void mock_fail_alloc(bool fail)
+{
+    mock.fail_alloc = fail;
+}
+
+ordo_resource_id mock_resource(const char *name)
+{
+    MOCK_CHECK(name && strlen(name) < MOCK_NAME_MAX);
+    for (int i = 0; i < mock.n_names; i++)
+        if (strcmp(mock.names[i], name) == 0)
+            return i;
+    MOCK_CHECK(mock.n_names < MOCK_MAX_RESOURCES);
+    strcpy(mock.names[mock.n_names], name);
+    return mock.n_names++;
+}
+
+void mock_cycle_init(struct ordo_cycle *cy, const struct ordo_workload *wl,
+                     const struct ordo_node *const *nodes)
+{
+    memset(cy, 0, sizeof(*cy));
+    cy->wl = wl;
+    for (uint32_t i = 0; nodes && nodes[i]; i++) {
+        MOCK_CHECK(i < MOCK_MAX);
+        cy->nodes[i] = nodes[i];
+    }
+}
+
+void mock_cycle_end(struct ordo_cycle *cy)
+{
+    for (size_t i = 0; i < cy->n_scratch; i++)
+        free(cy->scratch[i]);
+    free(cy->scratch);
+    cy->scratch = NULL;
+    cy->n_scratch = 0;
+}
+
+void mock_clear_reason(struct ordo_cycle *cy)
+{
+    cy->n_reasons = 0;
+    cy->reason[0] = '\0';
+}
+
+static const char *label_of(const struct mock_label *labels, const char *key)
+{
+    for (uint32_t i = 0; i < MOCK_MAX && labels[i].key; i++)
+        if (strcmp(labels[i].key, key) == 0)
+            return labels[i].value;
+    return NULL;
+}
+
+static bool has_key(const char *const *keys, const char *key)
+{
+    for (uint32_t i = 0; i < MOCK_MAX && keys[i]; i++)
+        if (strcmp(keys[i], key) == 0)
+            return true;
+    return false;
+}
+
+static int64_t qty_of(const struct mock_qty *q, ordo_resource_id id,
+                      bool *ret_found)
+{
+    for (uint32_t i = 0; i < MOCK_MAX && q[i].resource; i++)
+        if (mock_resource(q[i].resource) == id) {
+            *ret_found = true;
+            return q[i].milli;
+        }
+    *ret_found = false;
+    return 0;
+}
+
+static const struct mock_podset *podset(const struct ordo_workload *wl,
+                                        uint32_t ps)
+{
+    MOCK_CHECK(wl && ps < MOCK_MAX && wl->podsets[ps].name);
+    return &wl->podsets[ps];
+}
+
+static const struct mock_group *group(const struct ordo_cq *cq, uint32_t g)
+{
+    MOCK_CHECK(cq && g < MOCK_MAX && cq->groups[g].resources[0]);
+    return &cq->groups[g];
+}
+
+/* The quota entry of (f, id) in cq, or NULL. */
+static const struct mock_quota *quota(const struct ordo_cq *cq,
+                                      const struct ordo_flavor *f,
+                                      ordo_resource_id id)
+{
+    for (uint32_t g = 0; g < MOCK_MAX && cq->groups[g].resources[0]; g++) {
+        const struct mock_group *gr = &cq->groups[g];
+        for (uint32_t i = 0; i < MOCK_MAX && gr->flavors[i].flavor; i++) {
+            if (gr->flavors[i].flavor != f)
+                continue;
+            const struct mock_quota *q = gr->flavors[i].quotas;
+            for (uint32_t j = 0; j < MOCK_MAX && q[j].resource; j++)
+                if (mock_resource(q[j].resource) == id)
+                    return &q[j];
+        }
+    }
+    return NULL;
+}
+
+/* ---- the host functions ------------------------------------------------ */
+
+__attribute__((format(printf, 3, 4))) static void
+m_log(const struct ordo_plugin *p, enum ordo_log_level level, const char *fmt,
+      ...)
+{
+    /* The fixture is a mutable object the test owns. */
+    struct ordo_plugin *mp = (struct ordo_plugin *)p;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(mp->last_log, sizeof(mp->last_log), fmt, ap);
+    va_end(ap);
+    mp->last_level = level;
+    mp->n_logs++;
+}
+
+static void *m_alloc(size_t size)
+{
+    if (mock.fail_alloc)
+        return NULL;
+    void *ptr = calloc(1, size ? size : 1);
+    if (ptr)
+        mock.live_allocs++;
+    return ptr;
+}
+
+static void m_free(void *ptr)
+{
+    if (!ptr)
+        return;
+    mock.live_allocs--;
+    free(ptr);
+}
+
+static void *m_cycle_alloc(struct ordo_cycle *cy, size_t size)
+{
+    MOCK_CHECK(cy);
+    if (cy->fail_cycle_alloc)
+        return NULL;
+    void **list = realloc(cy->scratch, (cy->n_scratch + 1) * sizeof(*list));
+    MOCK_CHECK(list);
+    cy->scratch = list;
+    void *ptr = calloc(1, size ? size : 1);
+    MOCK_CHECK(ptr);
+    cy->scratch[cy->n_scratch++] = ptr;
+    return ptr;
+}
+
+__attribute__((format(printf, 2, 3))) static void
+m_reason(struct ordo_cycle *cy, const char *fmt, ...)
+{
+    MOCK_CHECK(cy);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cy->reason, sizeof(cy->reason), fmt, ap);
+    va_end(ap);
+    cy->n_reasons++;
+}
+
+static const struct mock_arg *arg(const struct ordo_plugin *p, const char *key)
+{
+    MOCK_CHECK(p && key);
+    for (uint32_t i = 0; i < MOCK_MAX && p->args[i].key; i++)
+        if (strcmp(p->args[i].key, key) == 0)
+            return &p->args[i];
+    return NULL;
+}
+
+static int m_config_int(const struct ordo_plugin *p, const char *key,
+                        int64_t def, int64_t *ret)
+{
+    const struct mock_arg *a = arg(p, key);
+    if (!a) {
+        *ret = def;
+        return 0;
+    }
+    if (!a->is_int)
+        return -EINVAL;
+    *ret = a->num;
+    return 0;
+}
+
+static int m_config_string(const struct ordo_plugin *p, const char *key,
+                           const char *def, const char **ret)
+{
+    const struct mock_arg *a = arg(p, key);
+    if (!a) {
+        *ret = def;
+        return 0;
+    }
+    if (a->is_int || !a->str)
+        return -EINVAL;
+    *ret = a->str;
+    return 0;
+}
+
+static ordo_resource_id m_resource_id(const char *name)
+{
+    for (int i = 0; name && i < mock.n_names; i++)
+        if (strcmp(mock.names[i], name) == 0)
+            return i;
+    return ORDO_RESOURCE_NONE;
+}
+
+static const char *m_resource_name(ordo_resource_id id)
+{
+    if (id < 0 || id >= mock.n_names)
+        return NULL;
+    return mock.names[id];
+}
+
+static const char *m_wl_name(const struct ordo_workload *wl)
+{
+    MOCK_CHECK(wl);
+    return wl->name;
+}
+
+static int32_t m_wl_priority(const struct ordo_workload *wl)
+{
+    MOCK_CHECK(wl);
+    return wl->priority;
+}
+
+static int64_t m_wl_queue_time(const struct ordo_workload *wl)
+{
+    MOCK_CHECK(wl);
+    return wl->queue_time;
+}
+
+static const struct ordo_cq *m_wl_cq(const struct ordo_workload *wl)
+{
+    MOCK_CHECK(wl);
+    return wl->cq;
+}
+
+static uint32_t m_wl_n_podsets(const struct ordo_workload *wl)
+{
+    MOCK_CHECK(wl);
+    uint32_t n = 0;
+    while (n < MOCK_MAX && wl->podsets[n].name)
+        n++;
+    return n;
+}
+
+static const char *m_ps_name(const struct ordo_workload *wl, uint32_t ps)
+{
+    return podset(wl, ps)->name;
+}
+
+static uint32_t m_ps_count(const struct ordo_workload *wl, uint32_t ps)
+{
+    return podset(wl, ps)->count;
+}
+
+static uint32_t m_ps_n_requests(const struct ordo_workload *wl, uint32_t ps)
+{
+    const struct mock_podset *s = podset(wl, ps);
+    uint32_t n = 0;
+    while (n < MOCK_MAX && s->requests[n].resource)
+        n++;
+    return n;
+}
+
+static void m_ps_request(const struct ordo_workload *wl, uint32_t ps,
+                         uint32_t i, ordo_resource_id *ret_id,
+                         int64_t *ret_milli)
+{
+    const struct mock_podset *s = podset(wl, ps);
+    MOCK_CHECK(i < MOCK_MAX && s->requests[i].resource);
+    *ret_id = mock_resource(s->requests[i].resource);
+    *ret_milli = s->requests[i].milli;
+}
+
+static bool m_ps_matches_node(const struct ordo_workload *wl, uint32_t ps,
+                              const struct ordo_node *node)
+{
+    const struct mock_podset *s = podset(wl, ps);
+    MOCK_CHECK(node);
+    for (uint32_t i = 0; i < MOCK_MAX && s->selector[i].key; i++) {
+        const char *v = label_of(node->labels, s->selector[i].key);
+        if (!v || strcmp(v, s->selector[i].value) != 0)
+            return false;
+    }
+    return true;
+}
+
+static bool m_ps_tolerates_node(struct ordo_cycle *cy,
+                                const struct ordo_workload *wl, uint32_t ps,
+                                const struct ordo_node *node)
+{
+    const struct mock_podset *s = podset(wl, ps);
+    MOCK_CHECK(node);
+    for (uint32_t i = 0; i < MOCK_MAX && node->taints[i]; i++)
+        if (!has_key(s->tolerations, node->taints[i]))
+            return false;
+    return true;
+}
+
+static bool m_ps_matches_flavor(const struct ordo_workload *wl, uint32_t ps,
+                                const struct ordo_flavor *f)
+{
+    const struct mock_podset *s = podset(wl, ps);
+    MOCK_CHECK(f);
+    /* Only the keys the flavor declares are compared. */
+    for (uint32_t i = 0; i < MOCK_MAX && s->selector[i].key; i++) {
+        const char *v = label_of(f->labels, s->selector[i].key);
+        if (v && strcmp(v, s->selector[i].value) != 0)
+            return false;
+    }
+    for (uint32_t i = 0; i < MOCK_MAX && f->taints[i]; i++)
+        if (!has_key(s->tolerations, f->taints[i]) &&
+            !has_key(f->tolerations, f->taints[i]))
+            return false;
+    return true;
+}
+
+static const char *m_cq_name(const struct ordo_cq *cq)
+{
+    MOCK_CHECK(cq);
+    return cq->name;
+}
+
+static uint32_t m_cq_n_groups(const struct ordo_cq *cq)
+{
+    MOCK_CHECK(cq);
+    uint32_t n = 0;
+    while (n < MOCK_MAX && cq->groups[n].resources[0])
+        n++;
+    return n;
+}
+
+static int32_t m_cq_group_of(const struct ordo_cq *cq, ordo_resource_id id)
+{
+    const char *name = m_resource_name(id);
+    if (!name)
+        return -1;
+    for (uint32_t g = 0; g < m_cq_n_groups(cq); g++)
+        if (has_key(cq->groups[g].resources, name))
+            return (int32_t)g;
+    return -1;
+}
+
+static uint32_t m_cq_group_n_flavors(const struct ordo_cq *cq, uint32_t g)
+{
+    const struct mock_group *gr = group(cq, g);
+    uint32_t n = 0;
+    while (n < MOCK_MAX && gr->flavors[n].flavor)
+        n++;
+    return n;
+}
+
+static const struct ordo_flavor *m_cq_group_flavor(const struct ordo_cq *cq,
+                                                   uint32_t g, uint32_t i)
+{
+    MOCK_CHECK(i < m_cq_group_n_flavors(cq, g));
+    return cq->groups[g].flavors[i].flavor;
+}
+
+static bool m_cq_nominal(const struct ordo_cq *cq, const struct ordo_flavor *f,
+                         ordo_resource_id id, int64_t *ret_milli)
+{
+    MOCK_CHECK(cq && f);
+    const struct mock_quota *q = quota(cq, f, id);
+    if (!q)
+        return false;
+    *ret_milli = q->nominal;
+    return true;
+}
+
+static int64_t m_cq_usage(struct ordo_cycle *cy, const struct ordo_cq *cq,
+                          const struct ordo_flavor *f, ordo_resource_id id)
+{
+    MOCK_CHECK(cy && cq && f);
+    const struct mock_quota *q = quota(cq, f, id);
+    return q ? q->usage : 0;
+}
+
+static const char *m_flavor_name(const struct ordo_flavor *f)
+{
+    MOCK_CHECK(f);
+    return f->name;
+}
+
+static uint32_t m_n_nodes(struct ordo_cycle *cy)
+{
+    MOCK_CHECK(cy);
+    uint32_t n = 0;
+    while (n < MOCK_MAX && cy->nodes[n])
+        n++;
+    return n;
+}
+
+static const struct ordo_node *m_node_at(struct ordo_cycle *cy, uint32_t i)
+{
+    MOCK_CHECK(i < m_n_nodes(cy));
+    return cy->nodes[i];
+}
+
+static const char *m_node_name(const struct ordo_node *n)
+{
+    MOCK_CHECK(n);
+    return n->name;
+}
+
+static const char *m_node_label(const struct ordo_node *n, const char *key)
+{
+    MOCK_CHECK(n && key);
+    return label_of(n->labels, key);
+}
+
+static bool m_node_schedulable(const struct ordo_node *n)
+{
+    MOCK_CHECK(n);
+    return !n->unschedulable;
+}
+
+static int64_t m_node_allocatable(const struct ordo_node *n,
+                                  ordo_resource_id id)
+{
+    MOCK_CHECK(n);
+    bool found;
+    return qty_of(n->allocatable, id, &found);
+}
+
+static int64_t m_node_free(struct ordo_cycle *cy, const struct ordo_node *n,
+                           ordo_resource_id id)
+{
+    MOCK_CHECK(cy && n);
+    bool found;
+    int64_t v = qty_of(n->free, id, &found);
+    return found ? v : m_node_allocatable(n, id);
+}
+
+static int m_assign_flavor(struct ordo_cycle *cy, uint32_t ps, uint32_t g,
+                           const struct ordo_flavor *f)
+{
+    MOCK_CHECK(cy && cy->wl);
+    cy->n_assign_calls++;
+    if (ps >= m_wl_n_podsets(cy->wl) || g >= m_cq_n_groups(cy->wl->cq))
+        return -EINVAL;
+    for (uint32_t i = 0; i < m_cq_group_n_flavors(cy->wl->cq, g); i++)
+        if (cy->wl->cq->groups[g].flavors[i].flavor == f) {
+            cy->assigned[ps][g] = f;
+            return 0;
+        }
+    return -EINVAL;
+}
+
+static void m_assign_borrows(struct ordo_cycle *cy, bool borrows)
+{
+    MOCK_CHECK(cy);
+    cy->borrows = borrows;
+    cy->n_borrows_calls++;
+}
+
+static const struct ordo_flavor *
+m_assigned_flavor(struct ordo_cycle *cy, uint32_t ps, ordo_resource_id id)
+{
+    MOCK_CHECK(cy && cy->wl && ps < m_wl_n_podsets(cy->wl));
+    int32_t g = m_cq_group_of(cy->wl->cq, id);
+    return g < 0 ? NULL : cy->assigned[ps][g];
+}
+
+static const char *m_flavor_node_label(const struct ordo_flavor *f,
+                                       const char *key)
+{
+    MOCK_CHECK(f && key);
+    return label_of(f->labels, key);
+}
+
+static uint32_t m_flavor_n_node_labels(const struct ordo_flavor *f)
+{
+    MOCK_CHECK(f);
+    uint32_t n = 0;
+    while (n < MOCK_MAX && f->labels[n].key)
+        n++;
+    return n;
+}
+
+static void m_flavor_node_label_at(const struct ordo_flavor *f, uint32_t i,
+                                   const char **ret_key, const char **ret_value)
+{
+    MOCK_CHECK(i < m_flavor_n_node_labels(f));
+    *ret_key = f->labels[i].key;
+    *ret_value = f->labels[i].value;
+}
+
+static const struct ordo_host host = {
+    .abi_major = ORDO_ABI_MAJOR,
+    .abi_minor = ORDO_ABI_MINOR,
+    .struct_size = sizeof(struct ordo_host),
+    .log = m_log,
+    .alloc = m_alloc,
+    .free = m_free,
+    .cycle_alloc = m_cycle_alloc,
+    .reason = m_reason,
+    .config_int = m_config_int,
+    .config_string = m_config_string,
+    .resource_id = m_resource_id,
+    .resource_name = m_resource_name,
+    .wl_name = m_wl_name,
+    .wl_priority = m_wl_priority,
+    .wl_queue_time = m_wl_queue_time,
+    .wl_cq = m_wl_cq,
+    .wl_n_podsets = m_wl_n_podsets,
+    .ps_name = m_ps_name,
+    .ps_count = m_ps_count,
+    .ps_n_requests = m_ps_n_requests,
+    .ps_request = m_ps_request,
+    .ps_matches_node = m_ps_matches_node,
+    .ps_tolerates_node = m_ps_tolerates_node,
+    .ps_matches_flavor = m_ps_matches_flavor,
+    .cq_name = m_cq_name,
+    .cq_n_groups = m_cq_n_groups,
+    .cq_group_of = m_cq_group_of,
+    .cq_group_n_flavors = m_cq_group_n_flavors,
+    .cq_group_flavor = m_cq_group_flavor,
+    .cq_nominal = m_cq_nominal,
+    .cq_usage = m_cq_usage,
+    .flavor_name = m_flavor_name,
+    .n_nodes = m_n_nodes,
+    .node_at = m_node_at,
+    .node_name = m_node_name,
+    .node_label = m_node_label,
+    .node_schedulable = m_node_schedulable,
+    .node_allocatable = m_node_allocatable,
+    .node_free = m_node_free,
+    .assign_flavor = m_assign_flavor,
+    .assign_borrows = m_assign_borrows,
+    .assigned_flavor = m_assigned_flavor,
+    .flavor_node_label = m_flavor_node_label,
+    .flavor_n_node_labels = m_flavor_n_node_labels,
+    .flavor_node_label_at = m_flavor_node_label_at,
+};
+
+const struct ordo_host *mock_host(void)
+{
+    return &host;
+}

@@ -1,0 +1,169 @@
+/* mock_host.h - a mock struct ordo_host for testing plugins without the
+ * scheduler.
+ *
+ * The opaque handles of <ordo/plugin.h> are defined here as plain fixtures
+ * that a test fills with designated initializers. Every list is a fixed-size
+ * array ended by its first zero entry (a NULL name, key or pointer), so a
+ * fixture never carries counts:
+ *
+ *     static struct ordo_flavor on_demand = {
+ *         .name = "on-demand",
+ *         .labels = {{"instance-type", "on-demand"}},
+ *     };
+ *     static struct ordo_cq cq = {
+ *         .name = "team-a",
+ *         .groups = {{
+ *             .resources = {"cpu", "memory"},
+ *             .flavors = {{&on_demand, {{"cpu", 4000, 1000}}}},
+ *         }},
+ *     };
+ *     struct ordo_workload wl = {
+ *         .name = "ns/a", .cq = &cq,
+ *         .podsets = {{.name = "main", .count = 2,
+ *                      .requests = {{"cpu", 1000}}}},
+ *     };
+ *
+ * A plugin is tested by calling its descriptor's ops with mock_host(), a
+ * struct ordo_plugin (name, config args, captured log) and a struct
+ * ordo_cycle (nodes, scratch memory, recorded assignment, captured reason).
+ * Resource names are interned on first use; quantities are milli-units. */
+#ifndef ORDO_TESTS_MOCK_HOST_H
+#define ORDO_TESTS_MOCK_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ordo/plugin.h>
+
+#define MOCK_MAX      8   /* entries of every fixture list */
+#define MOCK_TEXT_MAX 512 /* captured reason / log message, with the NUL */
+
+struct mock_label {
+    const char *key;
+    const char *value;
+};
+
+/* A quantity of a named resource. */
+struct mock_qty {
+    const char *resource;
+    int64_t milli;
+};
+
+struct ordo_flavor {
+    const char *name;
+    struct mock_label labels[MOCK_MAX]; /* nodeLabels */
+    const char *taints[MOCK_MAX];       /* NoSchedule taint keys */
+    const char *tolerations[MOCK_MAX];  /* keys the flavor tolerates */
+};
+
+/* Quota of one resource in one flavor of a ClusterQueue. */
+struct mock_quota {
+    const char *resource;
+    int64_t nominal;
+    int64_t usage; /* what cq_usage reports */
+};
+
+struct mock_flavor_quotas {
+    const struct ordo_flavor *flavor;
+    struct mock_quota quotas[MOCK_MAX];
+};
+
+struct mock_group {
+    const char *resources[MOCK_MAX]; /* coveredResources */
+    struct mock_flavor_quotas flavors[MOCK_MAX];
+};
+
+struct ordo_cq {
+    const char *name;
+    struct mock_group groups[MOCK_MAX];
+};
+
+struct mock_podset {
+    const char *name;
+    uint32_t count;
+    struct mock_qty requests[MOCK_MAX];   /* of one pod */
+    struct mock_label selector[MOCK_MAX]; /* nodeSelector */
+    const char *tolerations[MOCK_MAX];    /* taint keys tolerated */
+};
+
+struct ordo_workload {
+    const char *name;
+    int32_t priority;
+    int64_t queue_time;
+    const struct ordo_cq *cq;
+    struct mock_podset podsets[MOCK_MAX];
+};
+
+struct ordo_node {
+    const char *name;
+    bool unschedulable;
+    struct mock_label labels[MOCK_MAX];
+    const char *taints[MOCK_MAX]; /* NoSchedule taint keys */
+    struct mock_qty allocatable[MOCK_MAX];
+    struct mock_qty free[MOCK_MAX]; /* absent: free = allocatable */
+};
+
+/* One configuration argument: a string, or an integer when is_int. */
+struct mock_arg {
+    const char *key;
+    const char *str;
+    int64_t num;
+    bool is_int;
+};
+
+/* The host's record of a plugin instance. */
+struct ordo_plugin {
+    const char *name;
+    struct mock_arg args[MOCK_MAX];
+    /* Captured by host->log. */
+    int n_logs;
+    enum ordo_log_level last_level;
+    char last_log[MOCK_TEXT_MAX];
+};
+
+struct ordo_cycle {
+    /* Set by mock_cycle_init. */
+    const struct ordo_workload *wl; /* whose assignment is recorded */
+    const struct ordo_node *nodes[MOCK_MAX];
+    /* Test knobs. */
+    bool fail_cycle_alloc; /* host->cycle_alloc returns NULL */
+    /* Recorded: the flavor of (pod set, group), borrowing, reasons. */
+    const struct ordo_flavor *assigned[MOCK_MAX][MOCK_MAX];
+    int n_assign_calls;
+    bool borrows;
+    int n_borrows_calls;
+    int n_reasons;
+    char reason[MOCK_TEXT_MAX];
+    /* Scratch memory, freed by mock_cycle_end. */
+    void **scratch;
+    size_t n_scratch;
+};
+
+/* The descriptor of the plugin under test: each test binary links exactly
+ * one plugin .c, which defines it. */
+extern const struct ordo_plugin_descriptor ordo_plugin;
+
+/* The host table; every function pointer is set. */
+const struct ordo_host *mock_host(void);
+
+/* Clears the interned resources and the allocation knobs and counters.
+ * Call it in each test's setup. */
+void mock_reset(void);
+/* Number of host->alloc blocks not yet given to host->free. */
+long mock_live_allocs(void);
+/* Makes host->alloc return NULL (true) or work again (false). */
+void mock_fail_alloc(bool fail);
+
+/* Interns name, returning its id (registering it when new). */
+ordo_resource_id mock_resource(const char *name);
+
+/* Starts a cycle for wl over a NULL-terminated node list (may be NULL). */
+void mock_cycle_init(struct ordo_cycle *cy, const struct ordo_workload *wl,
+                     const struct ordo_node *const *nodes);
+/* Frees the cycle's scratch memory. */
+void mock_cycle_end(struct ordo_cycle *cy);
+/* Clears the captured reason (before the next op of the same cycle). */
+void mock_clear_reason(struct ordo_cycle *cy);
+
+#endif

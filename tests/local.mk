@@ -1,0 +1,186 @@
+# tests/local.mk - `make check` (cmocka unit tests, command-line tests),
+# `make fuzz` (libFuzzer targets, bounded time).
+UNIT_TESTS = \
+	tests/unit/test_quantity \
+	tests/unit/test_resources \
+	tests/unit/test_labels \
+	tests/unit/test_doc \
+	tests/unit/test_decode \
+	tests/unit/test_manifest \
+	tests/unit/test_log \
+	tests/unit/test_config \
+	tests/unit/test_sim_output
+check_PROGRAMS += $(UNIT_TESTS)
+UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
+UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_quantity_SOURCES = tests/unit/test_quantity.c
+tests_unit_test_quantity_LDADD = $(UNIT_LDADD)
+tests_unit_test_quantity_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_resources_SOURCES = tests/unit/test_resources.c
+tests_unit_test_resources_LDADD = $(UNIT_LDADD)
+tests_unit_test_resources_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_labels_SOURCES = tests/unit/test_labels.c
+tests_unit_test_labels_LDADD = $(UNIT_LDADD)
+tests_unit_test_labels_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_doc_SOURCES = tests/unit/test_doc.c
+tests_unit_test_doc_LDADD = $(UNIT_LDADD)
+tests_unit_test_doc_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_test_decode_SOURCES = tests/unit/test_decode.c
+tests_unit_test_decode_LDADD = $(UNIT_LDADD)
+tests_unit_test_decode_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_manifest_SOURCES = tests/unit/test_manifest.c
+tests_unit_test_manifest_LDADD = $(UNIT_LDADD)
+tests_unit_test_manifest_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_log_SOURCES = tests/unit/test_log.c
+tests_unit_test_log_LDADD = $(UNIT_LDADD)
+tests_unit_test_log_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_config_SOURCES = tests/unit/test_config.c \
+	sched/sched_config.c sched/sched_config.h
+tests_unit_test_config_LDADD = $(UNIT_LDADD)
+tests_unit_test_config_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
+	sched/sim_report.c sched/sim_plot.c sched/sim.h
+tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
+tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
+
+# ---- plugin ABI rules ---------------------------------------------------
+# One fixture plugin per loader rule (tests/abi/fixtures), built as real
+# shared objects into tests/abi/.libs/<name>.so (-rpath makes libtool build
+# a .so although nothing installs them), and the test that loads them.
+ABI_FIXTURE_CPPFLAGS = -I$(top_srcdir)/core/include
+ABI_FIXTURE_LINK = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
+
+check_LTLIBRARIES += tests/abi/good_queue.la
+tests_abi_good_queue_la_SOURCES = tests/abi/fixtures/good_queue.c
+tests_abi_good_queue_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_good_queue_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/good_place.la
+tests_abi_good_place_la_SOURCES = tests/abi/fixtures/good_place.c
+tests_abi_good_place_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_good_place_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/wrong_major.la
+tests_abi_wrong_major_la_SOURCES = tests/abi/fixtures/wrong_major.c
+tests_abi_wrong_major_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_wrong_major_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/newer_minor.la
+tests_abi_newer_minor_la_SOURCES = tests/abi/fixtures/newer_minor.c
+tests_abi_newer_minor_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_newer_minor_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/short_struct.la
+tests_abi_short_struct_la_SOURCES = tests/abi/fixtures/short_struct.c
+tests_abi_short_struct_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_short_struct_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/no_symbol.la
+tests_abi_no_symbol_la_SOURCES = tests/abi/fixtures/no_symbol.c
+tests_abi_no_symbol_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_no_symbol_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/unresolved.la
+tests_abi_unresolved_la_SOURCES = tests/abi/fixtures/unresolved.c
+tests_abi_unresolved_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_unresolved_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/bad_kind.la
+tests_abi_bad_kind_la_SOURCES = tests/abi/fixtures/bad_kind.c
+tests_abi_bad_kind_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_bad_kind_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/no_init.la
+tests_abi_no_init_la_SOURCES = tests/abi/fixtures/no_init.c
+tests_abi_no_init_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_no_init_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/missing_op.la
+tests_abi_missing_op_la_SOURCES = tests/abi/fixtures/missing_op.c
+tests_abi_missing_op_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_missing_op_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/two_tables.la
+tests_abi_two_tables_la_SOURCES = tests/abi/fixtures/two_tables.c
+tests_abi_two_tables_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_two_tables_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/bad_name.la
+tests_abi_bad_name_la_SOURCES = tests/abi/fixtures/bad_name.c
+tests_abi_bad_name_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_bad_name_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/duplicate_name.la
+tests_abi_duplicate_name_la_SOURCES = tests/abi/fixtures/duplicate_name.c
+tests_abi_duplicate_name_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_duplicate_name_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/init_fails.la
+tests_abi_init_fails_la_SOURCES = tests/abi/fixtures/init_fails.c
+tests_abi_init_fails_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_init_fails_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_PROGRAMS += tests/abi/test_abi
+tests_abi_test_abi_SOURCES = tests/abi/test_abi.c \
+	sched/plugin_loader.c sched/plugin_loader.h
+tests_abi_test_abi_LDADD = $(UNIT_LDADD) $(LIBS)
+tests_abi_test_abi_CFLAGS = $(UNIT_CFLAGS)
+
+# ---- plugin unit tests --------------------------------------------------
+# One binary per built-in plugin (each defines ordo_plugin), linking the
+# plugin's source with the mock host of tests/lib.
+PLUGIN_TESTS = \
+	tests/plugins/test_strict_fifo \
+	tests/plugins/test_best_effort_fifo \
+	tests/plugins/test_nominal_quota \
+	tests/plugins/test_resource_fit
+check_PROGRAMS += $(PLUGIN_TESTS)
+PLUGIN_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
+PLUGIN_TEST_LDADD = $(CMOCKA_LIBS)
+MOCK_HOST_SRCS = tests/lib/mock_host.c tests/lib/mock_host.h
+tests_plugins_test_strict_fifo_SOURCES = tests/plugins/test_strict_fifo.c \
+	tests/plugins/fifo_cases.h plugins/queue/strict_fifo.c \
+	plugins/queue/fifo_order.h $(MOCK_HOST_SRCS)
+tests_plugins_test_strict_fifo_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
+tests_plugins_test_strict_fifo_CFLAGS = $(UNIT_CFLAGS)
+tests_plugins_test_strict_fifo_LDADD = $(PLUGIN_TEST_LDADD)
+tests_plugins_test_best_effort_fifo_SOURCES = \
+	tests/plugins/test_best_effort_fifo.c tests/plugins/fifo_cases.h \
+	plugins/queue/best_effort_fifo.c plugins/queue/fifo_order.h \
+	$(MOCK_HOST_SRCS)
+tests_plugins_test_best_effort_fifo_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
+tests_plugins_test_best_effort_fifo_CFLAGS = $(UNIT_CFLAGS)
+tests_plugins_test_best_effort_fifo_LDADD = $(PLUGIN_TEST_LDADD)
+tests_plugins_test_nominal_quota_SOURCES = \
+	tests/plugins/test_nominal_quota.c plugins/quota/nominal_quota.c \
+	$(MOCK_HOST_SRCS)
+tests_plugins_test_nominal_quota_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
+tests_plugins_test_nominal_quota_CFLAGS = $(UNIT_CFLAGS)
+tests_plugins_test_nominal_quota_LDADD = $(PLUGIN_TEST_LDADD)
+tests_plugins_test_resource_fit_SOURCES = \
+	tests/plugins/test_resource_fit.c plugins/place/resource_fit.c \
+	$(MOCK_HOST_SRCS)
+tests_plugins_test_resource_fit_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
+tests_plugins_test_resource_fit_CFLAGS = $(UNIT_CFLAGS)
+tests_plugins_test_resource_fit_LDADD = $(PLUGIN_TEST_LDADD)
+
+CLI_TESTS = tests/cli/test_cli.sh
+TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
+EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz
+AM_TESTS_ENVIRONMENT = \
+	ORDO_TEST_DATA='$(abs_top_srcdir)/tests/data'; export ORDO_TEST_DATA; \
+	ORDO_SCHEDULER='$(abs_top_builddir)/sched/ordo-scheduler'; export ORDO_SCHEDULER; \
+	ORDO_ABI_FIXTURES='$(abs_top_builddir)/tests/abi/.libs'; export ORDO_ABI_FIXTURES; \
+	ASAN_OPTIONS=detect_leaks=1; export ASAN_OPTIONS; \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS;
+
+# ---- fuzzing ------------------------------------------------------------
+# Each target is built with clang's libFuzzer apart from the normal build
+# and run for FUZZ_SECONDS on a scratch copy of its seed corpus.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = quantity doc decode
+FUZZ_CORE_SRCS = $(filter %.c,$(core_libordo_core_la_SOURCES))
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
+	-I$(top_srcdir)/core -I$(top_builddir) $(YAML_CFLAGS) $(JSONC_CFLAGS)
+
+fuzz:
+	@if test -z "$(CLANG)"; then \
+	  echo "make fuzz needs clang: apt-get install clang libclang-rt-14-dev"; exit 1; fi
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  bin=tests/fuzz/fuzz_$$t; \
+	  echo "  FUZZ     $$t ($(FUZZ_SECONDS)s)"; \
+	  $(CLANG) $(FUZZ_FLAGS) $(addprefix $(top_srcdir)/,$(FUZZ_CORE_SRCS)) \
+	    $(top_srcdir)/tests/fuzz/fuzz_$$t.c $(YAML_LIBS) $(JSONC_LIBS) -o $$bin; \
+	  work=$$(mktemp -d); cp -r $(top_srcdir)/tests/fuzz/corpus/$$t/. $$work/; \
+	  ./$$bin -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 $$work 2>&1 | tail -n 12; \
+	  rm -rf $$work; \
+	done
+.PHONY: fuzz
+CLEANFILES += $(addprefix tests/fuzz/fuzz_,$(FUZZ_TARGETS))

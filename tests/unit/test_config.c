@@ -1,0 +1,553 @@
+/* test_config.c - unit tests for sched/config.c: defaults, loading valid
+ * YAML and JSON configurations, and the exact messages (file, line, field
+ * path) of each validation error. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sched_config.h"
+#include "doc.h"
+#include "err.h"
+#include "test_helpers.h"
+
+#define HEADER "apiVersion: ordo.dev/v1alpha1\nkind: SchedulerConfiguration\n"
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* Loads text (as file "c.yaml") and expects success. */
+static void load_ok(struct sched_config *cfg, const char *text)
+{
+    struct err e = {{0}};
+    int rc = config_load_buffer(cfg, text, strlen(text), "c.yaml", &e);
+    if (rc != 0)
+        print_error("unexpected error: %s\n", e.msg);
+    assert_int_equal(rc, 0);
+}
+
+/* Loads text and expects -EINVAL with a message containing want; cfg must
+ * still be releasable (twice). */
+static void load_fails(const char *text, const char *want)
+{
+    struct sched_config cfg;
+    struct err e = {{0}};
+    int rc = config_load_buffer(&cfg, text, strlen(text), "c.yaml", &e);
+    assert_int_equal(rc, -EINVAL);
+    assert_contains(e.msg, want);
+    config_release(&cfg);
+    config_release(&cfg);
+}
+
+/* Writes text to a new temporary file; returns its path (free it). */
+static char *temp_file(const char *text, const char *suffix)
+{
+    char *path = NULL;
+    assert_true(asprintf(&path, "/tmp/test_config_XXXXXX%s", suffix) > 0);
+    int fd = mkstemps(path, (int)strlen(suffix));
+    assert_true(fd >= 0);
+    size_t len = strlen(text);
+    assert_int_equal(write(fd, text, len), (ssize_t)len);
+    close(fd);
+    return path;
+}
+
+static void assert_defaults(const struct sched_config *cfg)
+{
+    assert_string_equal(cfg->queue_strict_fifo, "strict-fifo");
+    assert_string_equal(cfg->queue_best_effort_fifo, "best-effort-fifo");
+    assert_string_equal(cfg->quota, "nominal-quota");
+    assert_null(cfg->preempt);
+    assert_int_equal(cfg->n_place, 1);
+    assert_string_equal(cfg->place[0].name, "resource-fit");
+    assert_int_equal(cfg->place[0].weight, 1);
+    assert_int_equal(cfg->n_args, 0);
+    assert_null(cfg->args);
+    assert_false(cfg->fair_sharing);
+}
+
+/* ---- valid configurations ---------------------------------------------- */
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    config_init_defaults(&cfg);
+    assert_null(cfg.doc);
+    assert_null(cfg.file);
+    assert_defaults(&cfg);
+    assert_null(config_plugin_args(&cfg, "resource-fit"));
+    config_release(&cfg);
+    assert_defaults(&cfg);
+    config_release(&cfg);
+    config_release(NULL);
+}
+
+static void test_header_only(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    load_ok(&cfg, HEADER);
+    assert_non_null(cfg.doc);
+    assert_string_equal(cfg.file, "c.yaml");
+    assert_defaults(&cfg);
+    config_release(&cfg);
+}
+
+static void test_full(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    load_ok(&cfg, HEADER "plugins:\n"
+                         "  queue:\n"
+                         "    strictFIFO: my-strict\n"
+                         "    bestEffortFIFO: my-be\n"
+                         "  quota: my-quota\n"
+                         "  preempt: my-preempt\n"
+                         "  place:\n"
+                         "  - name: resource-fit\n"
+                         "    weight: 2\n"
+                         "  - name: node-affinity\n"
+                         "  - name: topo-1\n"
+                         "    weight: 100\n"
+                         "pluginConfig:\n"
+                         "- name: resource-fit\n"
+                         "  args: {scoringStrategy: LeastAllocated}\n"
+                         "- name: node-affinity\n"
+                         "- name: topo-1\n"
+                         "  args: ~\n"
+                         "fairSharing:\n"
+                         "  enable: true\n");
+    assert_string_equal(cfg.queue_strict_fifo, "my-strict");
+    assert_string_equal(cfg.queue_best_effort_fifo, "my-be");
+    assert_string_equal(cfg.quota, "my-quota");
+    assert_string_equal(cfg.preempt, "my-preempt");
+    assert_int_equal(cfg.n_place, 3);
+    assert_string_equal(cfg.place[0].name, "resource-fit");
+    assert_int_equal(cfg.place[0].weight, 2);
+    assert_string_equal(cfg.place[1].name, "node-affinity");
+    assert_int_equal(cfg.place[1].weight, 1);
+    assert_string_equal(cfg.place[2].name, "topo-1");
+    assert_int_equal(cfg.place[2].weight, 100);
+    assert_int_equal(cfg.n_args, 3);
+    assert_true(cfg.fair_sharing);
+
+    const struct doc_node *a = config_plugin_args(&cfg, "resource-fit");
+    assert_non_null(a);
+    assert_int_equal(a->type, DOC_MAP);
+    const char *s = NULL;
+    assert_int_equal(doc_get_string(doc_map_get(a, "scoringStrategy"), &s), 0);
+    assert_string_equal(s, "LeastAllocated");
+    config_release(&cfg);
+    assert_defaults(&cfg);
+    assert_null(cfg.doc);
+}
+
+static void test_partial_keeps_defaults(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    load_ok(&cfg, HEADER "plugins:\n"
+                         "  queue:\n"
+                         "    bestEffortFIFO: other-be\n"
+                         "fairSharing: {}\n");
+    assert_string_equal(cfg.queue_strict_fifo, "strict-fifo");
+    assert_string_equal(cfg.queue_best_effort_fifo, "other-be");
+    assert_string_equal(cfg.quota, "nominal-quota");
+    assert_null(cfg.preempt);
+    assert_int_equal(cfg.n_place, 1);
+    assert_string_equal(cfg.place[0].name, "resource-fit");
+    assert_false(cfg.fair_sharing);
+    config_release(&cfg);
+}
+
+static void test_nulls_are_absent(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    load_ok(&cfg, HEADER "plugins:\n"
+                         "  queue: ~\n"
+                         "  quota:\n"
+                         "  preempt: \"\"\n"
+                         "  place: null\n"
+                         "pluginConfig: []\n"
+                         "fairSharing:\n"
+                         "  enable:\n");
+    assert_defaults(&cfg);
+    config_release(&cfg);
+
+    load_ok(&cfg, HEADER "plugins:\n  preempt: ~\n");
+    assert_null(cfg.preempt);
+    config_release(&cfg);
+}
+
+static void test_json_file(void **state)
+{
+    (void)state;
+    char *path = temp_file(
+        "{\"apiVersion\": \"ordo.dev/v1alpha1\",\n"
+        " \"kind\": \"SchedulerConfiguration\",\n"
+        " \"plugins\": {\"quota\": \"q\", \"preempt\": \"\",\n"
+        "   \"place\": [{\"name\": \"a\", \"weight\": 5}, {\"name\": "
+        "\"b\"}]},\n"
+        " \"pluginConfig\": [{\"name\": \"a\", \"args\": {\"k\": 1}}],\n"
+        " \"fairSharing\": {\"enable\": true}}\n",
+        ".json");
+    struct sched_config cfg;
+    struct err e = {{0}};
+    int rc = config_load(&cfg, path, &e);
+    if (rc != 0)
+        print_error("unexpected error: %s\n", e.msg);
+    assert_int_equal(rc, 0);
+    assert_string_equal(cfg.file, path);
+    assert_string_equal(cfg.quota, "q");
+    assert_null(cfg.preempt);
+    assert_int_equal(cfg.n_place, 2);
+    assert_int_equal(cfg.place[0].weight, 5);
+    assert_int_equal(cfg.place[1].weight, 1);
+    assert_non_null(config_plugin_args(&cfg, "a"));
+    assert_true(cfg.fair_sharing);
+    config_release(&cfg);
+    unlink(path);
+    free(path);
+}
+
+static void test_json_error_has_no_line(void **state)
+{
+    (void)state;
+    load_fails("{\"apiVersion\": \"ordo.dev/v1alpha1\","
+               " \"kind\": \"SchedulerConfiguration\","
+               " \"plugins\": {\"place\": [{\"name\": \"a\", \"weight\": 0}]}}",
+               "c.yaml: plugins.place[0].weight: must be 1 to 100, got 0");
+}
+
+static void test_yaml_file(void **state)
+{
+    (void)state;
+    char *path = temp_file(HEADER "plugins:\n  quota: from-file\n", ".yaml");
+    struct sched_config cfg;
+    struct err e = {{0}};
+    assert_int_equal(config_load(&cfg, path, &e), 0);
+    assert_string_equal(cfg.quota, "from-file");
+    config_release(&cfg);
+    unlink(path);
+    free(path);
+}
+
+static void test_plugin_args_lookup(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    load_ok(&cfg, HEADER "pluginConfig:\n"
+                         "- name: one\n"
+                         "  args:\n"
+                         "    x: 1\n"
+                         "- name: two\n");
+    assert_int_equal(cfg.n_args, 2);
+    const struct doc_node *a = config_plugin_args(&cfg, "one");
+    assert_non_null(a);
+    int64_t x = 0;
+    assert_int_equal(doc_get_int64(doc_map_get(a, "x"), &x), 0);
+    assert_int_equal(x, 1);
+    assert_null(config_plugin_args(&cfg, "two"));     /* no args */
+    assert_null(config_plugin_args(&cfg, "missing")); /* no entry */
+    assert_null(config_plugin_args(&cfg, NULL));
+    assert_null(config_plugin_args(NULL, "one"));
+    config_release(&cfg);
+}
+
+/* ---- errors ------------------------------------------------------------ */
+
+static void test_wrong_api_version(void **state)
+{
+    (void)state;
+    load_fails("apiVersion: ordo.dev/v1\nkind: SchedulerConfiguration\n",
+               "c.yaml:1: apiVersion: must be ordo.dev/v1alpha1, got "
+               "\"ordo.dev/v1\"");
+    load_fails("kind: SchedulerConfiguration\n",
+               "c.yaml:1: apiVersion: missing (must be ordo.dev/v1alpha1)");
+}
+
+static void test_wrong_kind(void **state)
+{
+    (void)state;
+    load_fails("apiVersion: ordo.dev/v1alpha1\nkind: Scheduler\n",
+               "c.yaml:2: kind: must be SchedulerConfiguration, got "
+               "\"Scheduler\"");
+    load_fails("apiVersion: ordo.dev/v1alpha1\nkind: [a]\n",
+               "c.yaml:2: kind: must be SchedulerConfiguration, got a list");
+}
+
+static void test_not_a_map(void **state)
+{
+    (void)state;
+    load_fails("- a\n- b\n",
+               "c.yaml:1: expected a map (a SchedulerConfiguration), got a "
+               "list");
+}
+
+static void test_unknown_top_field(void **state)
+{
+    (void)state;
+    load_fails(HEADER "plugin: {}\n",
+               "c.yaml:3: plugin: unknown field (expected one of: "
+               "apiVersion, kind, plugins, pluginConfig, fairSharing)");
+}
+
+static void test_unknown_nested_fields(void **state)
+{
+    (void)state;
+    load_fails(HEADER "plugins:\n  quota: q\n  qeue: x\n",
+               "c.yaml:5: plugins.qeue: unknown field");
+    load_fails(HEADER "plugins:\n  queue:\n    strictFifo: x\n",
+               "c.yaml:5: plugins.queue.strictFifo: unknown field");
+    load_fails(HEADER "plugins:\n  place:\n  - name: a\n    wieght: 2\n",
+               "c.yaml:6: plugins.place[0].wieght: unknown field "
+               "(expected one of: name, weight)");
+    load_fails(HEADER "pluginConfig:\n- name: a\n  arg: {}\n",
+               "c.yaml:5: pluginConfig[0].arg: unknown field");
+    load_fails(HEADER "fairSharing:\n  enabled: true\n",
+               "c.yaml:4: fairSharing.enabled: unknown field");
+}
+
+static void test_bad_plugin_names(void **state)
+{
+    (void)state;
+    load_fails(HEADER "plugins:\n  quota: Nominal_Quota\n",
+               "c.yaml:4: plugins.quota: invalid plugin name "
+               "\"Nominal_Quota\": must be 1 to 63 characters a-z, 0-9 or "
+               "'-'");
+    load_fails(HEADER "plugins:\n  quota: \"\"\n",
+               "c.yaml:4: plugins.quota: invalid plugin name \"\"");
+    load_fails(HEADER "plugins:\n  preempt: x.y\n",
+               "c.yaml:4: plugins.preempt: invalid plugin name \"x.y\"");
+    load_fails(HEADER "plugins:\n  queue: {strictFIFO: 12}\n",
+               "c.yaml:4: plugins.queue.strictFIFO: expected a plugin name, "
+               "got a number");
+    load_fails(HEADER "plugins:\n  quota: "
+                      "a234567890123456789012345678901234567890123456789012"
+                      "345678901234\n",
+               "c.yaml:4: plugins.quota: invalid plugin name");
+    load_fails(HEADER "pluginConfig:\n- name: A\n",
+               "c.yaml:4: pluginConfig[0].name: invalid plugin name \"A\"");
+}
+
+static void test_wrong_types(void **state)
+{
+    (void)state;
+    load_fails(HEADER "plugins: [a]\n",
+               "c.yaml:3: plugins: expected a map, got a list");
+    load_fails(HEADER "plugins:\n  place: {name: a}\n",
+               "c.yaml:4: plugins.place: expected a list, got a map");
+    load_fails(HEADER "plugins:\n  place:\n  - a\n",
+               "c.yaml:5: plugins.place[0]: expected a map, got a string");
+    load_fails(HEADER "pluginConfig: {name: a}\n",
+               "c.yaml:3: pluginConfig: expected a list, got a map");
+}
+
+static void test_place_empty(void **state)
+{
+    (void)state;
+    load_fails(HEADER "plugins:\n  place: []\n",
+               "c.yaml:4: plugins.place: must name at least one plugin");
+}
+
+static void test_place_too_many(void **state)
+{
+    (void)state;
+    char text[2048];
+    size_t len = (size_t)snprintf(text, sizeof(text), "%s",
+                                  HEADER "plugins:\n  place:\n");
+    for (int i = 0; i <= CONFIG_MAX_PLACE; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len,
+                                "  - name: p%d\n", i);
+    load_fails(text, "c.yaml:5: plugins.place: at most 16 plugins, got 17");
+}
+
+static void test_place_name_missing(void **state)
+{
+    (void)state;
+    load_fails(HEADER "plugins:\n  place:\n  - weight: 3\n",
+               "c.yaml:5: plugins.place[0].name: missing");
+}
+
+static void test_place_weight(void **state)
+{
+    (void)state;
+    load_fails(HEADER "plugins:\n  place:\n  - name: a\n  - name: b\n"
+                      "    weight: 0\n",
+               "c.yaml:7: plugins.place[1].weight: must be 1 to 100, got 0");
+    load_fails(HEADER "plugins:\n  place:\n  - name: a\n    weight: 101\n",
+               "c.yaml:6: plugins.place[0].weight: must be 1 to 100, got "
+               "101");
+    load_fails(HEADER "plugins:\n  place:\n  - name: a\n    weight: x\n",
+               "c.yaml:6: plugins.place[0].weight: expected an integer, got a "
+               "string");
+    load_fails(HEADER "plugins:\n  place:\n  - name: a\n    weight: \"5\"\n",
+               "c.yaml:6: plugins.place[0].weight: expected an integer, got a "
+               "string");
+    load_fails(HEADER "plugins:\n  place:\n  - name: a\n"
+                      "    weight: 99999999999999999999\n",
+               "c.yaml:6: plugins.place[0].weight: must be 1 to 100, got "
+               "99999999999999999999");
+}
+
+static void test_place_duplicate(void **state)
+{
+    (void)state;
+    load_fails(HEADER "plugins:\n  place:\n  - name: a\n  - name: b\n"
+                      "  - name: a\n",
+               "c.yaml:7: plugins.place[2].name: duplicate plugin \"a\" "
+               "(also plugins.place[0])");
+}
+
+static void test_plugin_config_duplicate(void **state)
+{
+    (void)state;
+    load_fails(HEADER "pluginConfig:\n- name: a\n- name: a\n  args: {}\n",
+               "c.yaml:5: pluginConfig[1].name: duplicate plugin \"a\" "
+               "(also pluginConfig[0])");
+}
+
+static void test_plugin_config_name_missing(void **state)
+{
+    (void)state;
+    load_fails(HEADER "pluginConfig:\n- args: {}\n",
+               "c.yaml:4: pluginConfig[0].name: missing");
+}
+
+static void test_args_not_a_map(void **state)
+{
+    (void)state;
+    load_fails(HEADER "pluginConfig:\n- name: a\n  args: [1, 2]\n",
+               "c.yaml:5: pluginConfig[0].args: expected a map, got a list");
+    load_fails(HEADER "pluginConfig:\n- name: a\n  args: text\n",
+               "c.yaml:5: pluginConfig[0].args: expected a map, got a "
+               "string");
+}
+
+static void test_fair_sharing_enable(void **state)
+{
+    (void)state;
+    load_fails(HEADER "fairSharing:\n  enable: \"yes\"\n",
+               "c.yaml:4: fairSharing.enable: expected a boolean, got a "
+               "string");
+    load_fails(HEADER "fairSharing:\n  enable: 1\n",
+               "c.yaml:4: fairSharing.enable: expected a boolean, got a "
+               "number");
+    load_fails(HEADER "fairSharing: true\n",
+               "c.yaml:3: fairSharing: expected a map, got a boolean");
+
+    struct sched_config cfg;
+    load_ok(&cfg, HEADER "fairSharing:\n  enable: yes\n"); /* YAML 1.1 */
+    assert_true(cfg.fair_sharing);
+    config_release(&cfg);
+}
+
+static void test_two_documents(void **state)
+{
+    (void)state;
+    load_fails(HEADER "---\n" HEADER,
+               "c.yaml:4: expected one document, found 2");
+}
+
+static void test_empty(void **state)
+{
+    (void)state;
+    load_fails("", "c.yaml: no document: expected one SchedulerConfiguration");
+    load_fails("# only a comment\n---\n",
+               "c.yaml: no document: expected one SchedulerConfiguration");
+
+    char *path = temp_file("", ".yaml");
+    struct sched_config cfg;
+    struct err e = {{0}};
+    assert_int_equal(config_load(&cfg, path, &e), -EINVAL);
+    char want[256];
+    snprintf(want, sizeof(want), "%s: no document", path);
+    assert_contains(e.msg, want);
+    config_release(&cfg);
+    unlink(path);
+    free(path);
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    struct err e = {{0}};
+    const char *path = "/nonexistent/ordo-config.yaml";
+    assert_int_equal(config_load(&cfg, path, &e), -ENOENT);
+    assert_contains(e.msg, "/nonexistent/ordo-config.yaml: ");
+    assert_defaults(&cfg);
+    config_release(&cfg);
+    config_release(&cfg);
+}
+
+static void test_yaml_syntax_error(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    struct err e = {{0}};
+    const char *text = HEADER "plugins: [a\n";
+    assert_true(config_load_buffer(&cfg, text, strlen(text), "c.yaml", &e) < 0);
+    assert_contains(e.msg, "c.yaml:");
+    config_release(&cfg);
+}
+
+static void test_reload_after_failure(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    struct err e = {{0}};
+    const char *bad = HEADER "pluginConfig:\n- name: a\n- name: a\n";
+    assert_int_equal(config_load_buffer(&cfg, bad, strlen(bad), "c.yaml", &e),
+                     -EINVAL);
+    config_release(&cfg);
+    load_ok(&cfg, HEADER "pluginConfig:\n- name: a\n  args: {k: v}\n");
+    assert_non_null(config_plugin_args(&cfg, "a"));
+    config_release(&cfg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_header_only),
+        cmocka_unit_test(test_full),
+        cmocka_unit_test(test_partial_keeps_defaults),
+        cmocka_unit_test(test_nulls_are_absent),
+        cmocka_unit_test(test_json_file),
+        cmocka_unit_test(test_json_error_has_no_line),
+        cmocka_unit_test(test_yaml_file),
+        cmocka_unit_test(test_plugin_args_lookup),
+        cmocka_unit_test(test_wrong_api_version),
+        cmocka_unit_test(test_wrong_kind),
+        cmocka_unit_test(test_not_a_map),
+        cmocka_unit_test(test_unknown_top_field),
+        cmocka_unit_test(test_unknown_nested_fields),
+        cmocka_unit_test(test_bad_plugin_names),
+        cmocka_unit_test(test_wrong_types),
+        cmocka_unit_test(test_place_empty),
+        cmocka_unit_test(test_place_too_many),
+        cmocka_unit_test(test_place_name_missing),
+        cmocka_unit_test(test_place_weight),
+        cmocka_unit_test(test_place_duplicate),
+        cmocka_unit_test(test_plugin_config_duplicate),
+        cmocka_unit_test(test_plugin_config_name_missing),
+        cmocka_unit_test(test_args_not_a_map),
+        cmocka_unit_test(test_fair_sharing_enable),
+        cmocka_unit_test(test_two_documents),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_yaml_syntax_error),
+        cmocka_unit_test(test_reload_after_failure),
+    };
+    return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}

@@ -1,0 +1,128 @@
+/* test_manifest.c - loading manifest files and directories: every error is
+ * reported with its file and line, nothing valid is lost, Lists unpacked. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "manifest.h"
+#include "test_helpers.h"
+
+struct collected {
+    int n;
+    char msgs[8][ERR_MSG_MAX];
+};
+
+static void collect(const struct err *e, void *userdata)
+{
+    struct collected *c = userdata;
+    if (c->n < 8)
+        strcpy(c->msgs[c->n], e->msg);
+    c->n++;
+}
+
+static void data_path(char *buf, size_t size, const char *rel)
+{
+    snprintf(buf, size, "%s/manifests/%s", test_data_dir(), rel);
+}
+
+static size_t count_kind(const struct manifest_set *s, enum object_kind k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        n += s->objects[i]->kind == k;
+    return n;
+}
+
+static void test_good_dir(void **state)
+{
+    char path[1024];
+    struct manifest_set s;
+    struct collected c = {0};
+    manifest_set_init(&s);
+    data_path(path, sizeof(path), "good");
+    assert_int_equal(manifest_load_path(&s, path, collect, &c), 0);
+    assert_int_equal(c.n, 0);
+    assert_int_equal(s.n_errors, 0);
+    assert_int_equal(s.n_ignored, 1); /* the ConfigMap */
+    assert_int_equal(s.n, 5);
+    /* jobs.json sorts first; the List was unpacked in order */
+    assert_int_equal(s.objects[0]->kind, OBJ_JOB);
+    assert_int_equal(s.objects[1]->kind, OBJ_NAMESPACE);
+    assert_int_equal(count_kind(&s, OBJ_CLUSTER_QUEUE), 1);
+    assert_int_equal(count_kind(&s, OBJ_LOCAL_QUEUE), 1);
+    assert_int_equal(count_kind(&s, OBJ_RESOURCE_FLAVOR), 1);
+    /* a JSON number as a quantity: 1.5 bytes rounds up to 1500m */
+    assert_int_equal(
+        resource_list_get(&s.objects[0]->u.job.spec.template.spec.requests,
+                          "memory"),
+        1500);
+    assert_string_equal(s.objects[2]->file + strlen(s.objects[2]->file) -
+                            strlen("queues.yaml"),
+                        "queues.yaml");
+    manifest_set_release(&s);
+}
+
+static void test_bad_dir_reports_all(void **state)
+{
+    char path[1024];
+    struct manifest_set s;
+    struct collected c = {0};
+    manifest_set_init(&s);
+    data_path(path, sizeof(path), "bad");
+    assert_int_equal(manifest_load_path(&s, path, collect, &c), -EINVAL);
+    assert_int_equal(c.n, 3);
+    assert_int_equal(s.n_errors, 3);
+    assert_contains(c.msgs[0], "broken.yaml:12: ClusterQueue team-b: "
+                               "spec.resourceGroups[0].flavors[0]."
+                               "resources[0].nominalQuota: invalid quantity "
+                               "\"5 Gi\"");
+    assert_contains(c.msgs[1], "broken.yaml:28: Job default/report: "
+                               "spec.parallelism: expected an integer");
+    assert_contains(c.msgs[2], "syntax.yaml:");
+    /* the valid Node between the two bad documents is kept */
+    assert_int_equal(s.n, 1);
+    assert_int_equal(s.objects[0]->kind, OBJ_NODE);
+    manifest_set_release(&s);
+}
+
+static void test_missing_path(void **state)
+{
+    struct manifest_set s;
+    struct collected c = {0};
+    manifest_set_init(&s);
+    assert_int_equal(manifest_load_path(&s, "/nonexistent/x.yaml", collect, &c),
+                     -ENOENT);
+    assert_int_equal(c.n, 1);
+    assert_contains(c.msgs[0], "/nonexistent/x.yaml: ");
+    manifest_set_release(&s);
+    manifest_set_release(NULL);
+}
+
+static void test_buffer(void **state)
+{
+    const char *yaml = "---\n---\napiVersion: v1\nkind: Namespace\n"
+                       "metadata: {name: a}\n---\n# only a comment\n";
+    struct manifest_set s;
+    manifest_set_init(&s);
+    assert_int_equal(manifest_load_buffer(&s, yaml, strlen(yaml), "b.yaml",
+                                          NULL, NULL),
+                     0);
+    assert_int_equal(s.n, 1);
+    assert_string_equal(s.objects[0]->meta.name, "a");
+    manifest_set_release(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_dir),
+        cmocka_unit_test(test_bad_dir_reports_all),
+        cmocka_unit_test(test_missing_path),
+        cmocka_unit_test(test_buffer),
+    };
+    return cmocka_run_group_tests_name("manifest", tests, NULL, NULL);
+}
