@@ -166,13 +166,13 @@ AM_TESTS_ENVIRONMENT = \
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = quantity doc decode
 FUZZ_CORE_SRCS = $(filter %.c,$(core_libordo_core_la_SOURCES))
-FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
+FUZZ_FLAGS = -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-I$(top_srcdir)/core -I$(top_builddir) $(YAML_CFLAGS) $(JSONC_CFLAGS)
 
 fuzz:
 	@if test -z "$(CLANG)"; then \
 	  echo "make fuzz needs clang: apt-get install clang libclang-rt-14-dev"; exit 1; fi
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@set -e; mkdir -p tests/fuzz; for t in $(FUZZ_TARGETS); do \
 	  bin=tests/fuzz/fuzz_$$t; \
 	  echo "  FUZZ     $$t ($(FUZZ_SECONDS)s)"; \
 	  $(CLANG) $(FUZZ_FLAGS) $(addprefix $(top_srcdir)/,$(FUZZ_CORE_SRCS)) \
