@@ -53,6 +53,7 @@ static void cq_free(struct cq *q)
 
 void cluster_release(struct cluster *c)
 {
+    qtree_release(&c->tree); /* before the ClusterQueues it points to */
     struct pod *p, *ptmp;
     HASH_ITER(hh, c->pods, p, ptmp)
     {
@@ -368,8 +369,24 @@ int cq_group_res_index(const struct cq_group *g, int32_t id)
     return -1;
 }
 
+/* Charges delta to (group g, flavor index fi, resource index ri) of q,
+ * through the quota tree so that cohorts see it too. */
+static void charge_slot(struct cq *q, uint32_t g, uint32_t fi, uint32_t ri,
+                        int64_t delta)
+{
+    struct cq_group *grp = &q->groups[g];
+    int i = q->qnode ? qtree_fr(q->qnode->tree, grp->flavors[fi],
+                                grp->res_ids[ri])
+                     : -1;
+    if (i >= 0)
+        qtree_add_usage(q->qnode, i, delta);
+    else
+        grp->usage[fi * grp->n_res + ri] += delta;
+}
+
 void cq_charge(struct cq *q, const struct workload *wl, int sign)
 {
+    int32_t pods_id = resid_lookup(RESOURCE_PODS);
     for (uint32_t ps = 0; ps < wl->n_podsets; ps++) {
         const struct podset *s = &wl->podsets[ps];
         for (uint32_t g = 0; g < q->n_groups; g++) {
@@ -381,13 +398,13 @@ void cq_charge(struct cq *q, const struct workload *wl, int sign)
             for (uint32_t i = 0; i < s->n_req; i++) {
                 int ri = cq_group_res_index(grp, s->req_ids[i]);
                 if (ri >= 0)
-                    grp->usage[(uint32_t)fi * grp->n_res + (uint32_t)ri] +=
-                        sign * (int64_t)s->count * s->req_milli[i];
+                    charge_slot(q, g, (uint32_t)fi, (uint32_t)ri,
+                                sign * (int64_t)s->count * s->req_milli[i]);
             }
-            int pods = cq_group_res_index(grp, resid_lookup(RESOURCE_PODS));
+            int pods = cq_group_res_index(grp, pods_id);
             if (pods >= 0)
-                grp->usage[(uint32_t)fi * grp->n_res + (uint32_t)pods] +=
-                    sign * (int64_t)s->count * 1000;
+                charge_slot(q, g, (uint32_t)fi, (uint32_t)pods,
+                            sign * (int64_t)s->count * 1000);
         }
     }
 }
@@ -506,6 +523,8 @@ int cluster_rebuild_queues(struct cluster *c)
     free(c->cqs_v);
     c->cqs_v = v;
     c->n_cqs = n;
+    if (qtree_build(&c->tree, c) < 0)
+        return -ENOMEM;
     /* Usage from admitted workloads, and queue membership. */
     return workload_requeue_all(c);
 }

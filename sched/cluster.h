@@ -16,6 +16,7 @@
 #include <uthash.h>
 
 #include "objects.h"
+#include "quota_tree.h"
 
 struct cq;
 struct workload;
@@ -123,6 +124,7 @@ struct cq {
     uint32_t n_groups;
     struct cq_group *groups;
     struct ordo_plugin *queue_plugin;
+    struct qnode *qnode; /* its node in cluster.tree */
     bool active;
     char inactive_reason[160];
     uint64_t requeue_gen; /* bumped when parked workloads may fit again */
@@ -153,6 +155,7 @@ struct cluster {
     uint32_t n_cqs;
     struct obj_entry *lqs, *pcs, *wpcs, *namespaces, *jobs, *jobsets,
         *cohorts, *topologies;
+    struct qtree tree; /* ClusterQueues and cohorts */
     int64_t now_ns;
     /* Workloads added since the last cluster_sync(). */
     struct workload **fresh;

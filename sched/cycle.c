@@ -32,7 +32,9 @@ struct entry {
     struct flavor **assign;
     enum ordo_quota_mode mode;
     enum ordo_verdict verdict;
-    bool borrows;
+    uint32_t borrowing;
+    int64_t *usage; /* per FR of the quota tree: what admitting it takes */
+    bool done;
     char reason[256];
 };
 
@@ -40,7 +42,7 @@ int cycle_begin_entry(struct ordo_cycle *cy, struct workload *wl)
 {
     uint32_t ng = wl->cq ? wl->cq->n_groups : 0;
     cy->wl = wl;
-    cy->borrows = false;
+    cy->borrowing = 0;
     cy->reason[0] = '\0';
     cy->assign = arena_calloc(cy->scratch, (size_t)wl->n_podsets * (ng ? ng : 1),
                               sizeof(*cy->assign));
@@ -63,7 +65,7 @@ static int nominate(struct ordo_cycle *cy, struct entry *e)
     e->verdict = sanitize_verdict(qp->desc->quota->assign(
         qp->self, cy, (const struct ordo_workload *)e->wl, &mode));
     e->assign = cy->assign;
-    e->borrows = cy->borrows;
+    e->borrowing = cy->borrowing;
     if (e->verdict != ORDO_OK) {
         e->mode = ORDO_QUOTA_NOFIT;
         snprintf(e->reason, sizeof(e->reason), "%s: %s", qp->desc->name,
@@ -77,43 +79,72 @@ static int nominate(struct ordo_cycle *cy, struct entry *e)
     return 0;
 }
 
-/* The host's own check of a FIT assignment: every pod set has a flavor for
- * every group covering a resource it requests, and the usage charged so far
- * plus this workload stays within nominal quota. */
-static bool quota_recheck(const struct workload *wl, struct flavor **assign,
-                          char *why, size_t size)
+/* What admitting e takes, per FR of the quota tree, into e->usage; fails
+ * when a requested resource has no assigned flavor the ClusterQueue
+ * lists. */
+static bool entry_usage(struct ordo_cycle *cy, struct entry *e, char *why,
+                        size_t size)
 {
+    const struct workload *wl = e->wl;
     const struct cq *q = wl->cq;
+    const struct qtree *t = &cy->c->tree;
+    int32_t pods_id = resid_lookup(RESOURCE_PODS);
+    e->usage = arena_calloc(cy->scratch, t->n_fr ? t->n_fr : 1,
+                            sizeof(*e->usage));
+    if (!e->usage) {
+        snprintf(why, size, "out of memory");
+        return false;
+    }
     for (uint32_t ps = 0; ps < wl->n_podsets; ps++) {
         const struct podset *s = &wl->podsets[ps];
-        for (uint32_t i = 0; i < s->n_req; i++) {
+        for (uint32_t i = 0; i <= s->n_req; i++) {
+            int32_t id = i < s->n_req ? s->req_ids[i] : pods_id;
+            int64_t per_pod = i < s->n_req ? s->req_milli[i] : 1000;
             int g = -1, r = -1;
             for (uint32_t k = 0; k < q->n_groups && r < 0; k++) {
-                r = cq_group_res_index(&q->groups[k], s->req_ids[i]);
+                r = cq_group_res_index(&q->groups[k], id);
                 g = (int)k;
             }
             if (r < 0) {
+                if (i == s->n_req)
+                    continue; /* "pods" counts only where covered */
                 snprintf(why, size, "resource %s is not covered by "
                                     "ClusterQueue %s",
-                         resid_name(s->req_ids[i]), q->name);
+                         resid_name(id), q->name);
                 return false;
             }
-            const struct cq_group *grp = &q->groups[g];
-            const struct flavor *f = assign[ps * q->n_groups + (uint32_t)g];
-            int fi = f ? cq_group_flavor_index(grp, f) : -1;
-            if (fi < 0) {
+            const struct flavor *f = e->assign[ps * q->n_groups + (uint32_t)g];
+            int fr = f ? qtree_fr(t, f, id) : -1;
+            if (!f || cq_group_flavor_index(&q->groups[g], f) < 0 || fr < 0) {
                 snprintf(why, size, "no flavor assigned for %s of pod set %s",
-                         resid_name(s->req_ids[i]), s->name);
+                         resid_name(id), s->name);
                 return false;
             }
-            size_t at = (size_t)fi * grp->n_res + (size_t)r;
-            int64_t need = (int64_t)s->count * s->req_milli[i];
-            if (grp->usage[at] + need > grp->nominal[at]) {
-                snprintf(why, size, "quota for %s in flavor %s was taken "
-                                    "earlier in this cycle",
-                         resid_name(s->req_ids[i]), f->name);
-                return false;
-            }
+            e->usage[fr] += (int64_t)s->count * per_pod;
+        }
+    }
+    return true;
+}
+
+/* The host's own check of a FIT assignment, against the snapshot as
+ * charged so far this cycle: every FR within what the ClusterQueue can
+ * take now (Kueue's Available). */
+static bool quota_recheck(struct ordo_cycle *cy, struct entry *e, char *why,
+                          size_t size)
+{
+    const struct qtree *t = &cy->c->tree;
+    if (!e->usage && !entry_usage(cy, e, why, size))
+        return false;
+    for (uint32_t i = 0; i < t->n_fr; i++) {
+        if (e->usage[i] <= 0)
+            continue;
+        int64_t avail = qtree_available(e->wl->cq->qnode, (int)i);
+        if (e->usage[i] > avail) {
+            snprintf(why, size,
+                     "quota for %s in flavor %s was taken earlier in this "
+                     "cycle",
+                     resid_name(t->frs[i].res), t->frs[i].flavor->name);
+            return false;
         }
     }
     return true;
@@ -272,7 +303,7 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
     free(wl->flavors);
     wl->flavors = flavors;
     wl->admitted_cq = q;
-    wl->borrows = e->borrows;
+    wl->borrows = e->borrowing > 0;
     wl->state = WL_ADMITTED;
     wl->admitted_ns = cy->c->now_ns;
     wl->has_admitted = true;
@@ -312,13 +343,79 @@ static void not_admitted(struct ordo_cycle *cy, struct entry *e)
 static int cmp_entries(const void *a, const void *b)
 {
     const struct entry *x = a, *y = b;
-    if (x->borrows != y->borrows)
-        return x->borrows ? 1 : -1;
+    if (x->borrowing != y->borrowing)
+        return x->borrowing > y->borrowing ? 1 : -1;
     if (x->wl->priority != y->wl->priority)
         return x->wl->priority > y->wl->priority ? -1 : 1;
     if (x->wl->queue_ns != y->wl->queue_ns)
         return x->wl->queue_ns < y->wl->queue_ns ? -1 : 1;
     return strcmp(x->wl->key, y->wl->key);
+}
+
+/* ---- fair sharing: admission order by tournament (Kueue section 5.1) --- */
+
+struct fs_pick {
+    struct entry *e;
+    bool borrowing; /* the competing child would borrow with e admitted */
+    int64_t share;  /* its weighted dominant resource share */
+};
+
+/* Whether a goes before b at one cohort level. */
+static bool fs_better(const struct fs_pick *a, const struct fs_pick *b)
+{
+    if (a->borrowing != b->borrowing)
+        return !a->borrowing;
+    if (a->share != b->share)
+        return a->share < b->share;
+    return cmp_entries(a->e, b->e) < 0;
+}
+
+/* Winner among the remaining entries under node x (NULL when none): at
+ * each cohort, each child competes with its own winner, judged by the share
+ * of that child with the winner's usage added. */
+static struct entry *fs_winner(struct ordo_cycle *cy, const struct qnode *x,
+                               struct entry *entries, size_t n, int depth)
+{
+    if (x->cq) {
+        for (size_t i = 0; i < n; i++)
+            if (!entries[i].done && entries[i].wl->cq == x->cq)
+                return &entries[i];
+        return NULL;
+    }
+    if (depth > 64)
+        return NULL;
+    struct fs_pick best = {NULL, false, 0};
+    for (uint32_t k = 0; k < x->n_children; k++) {
+        const struct qnode *child = x->children[k];
+        struct fs_pick p = {fs_winner(cy, child, entries, n, depth + 1),
+                            false, 0};
+        if (!p.e)
+            continue;
+        p.share = qtree_weighted_share(&cy->c->tree, child, p.e->usage,
+                                       &p.borrowing);
+        if (!best.e || fs_better(&p, &best))
+            best = p;
+    }
+    return best.e;
+}
+
+/* The next entry to process: trees in the order of their first remaining
+ * entry, and within a tree the tournament winner from its root. */
+static struct entry *fs_next(struct ordo_cycle *cy, struct entry *entries,
+                             size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (entries[i].done)
+            continue;
+        const struct qnode *root = entries[i].wl->cq->qnode;
+        if (!root || !entries[i].usage)
+            return &entries[i];
+        for (int d = 0; root->parent && d < 64; d++)
+            root = root->parent;
+        struct entry *w = fs_winner(cy, root, entries, n, 0);
+        return w ? w : &entries[i];
+    }
+    return NULL;
 }
 
 /* The head of q: the first workload in queue order that is not parked
@@ -397,18 +494,25 @@ int cycle_run(struct scheduler *s)
         }
         entries[n++].wl = head;
     }
-    for (size_t i = 0; i < n; i++)
+    bool fair = s->config && s->config->fair_sharing;
+    for (size_t i = 0; i < n; i++) {
         if ((r = nominate(&cy, &entries[i])) < 0)
             goto out;
-    qsort(entries, n, sizeof(*entries), cmp_entries);
+        if (fair && !entry_usage(&cy, &entries[i], entries[i].reason,
+                                 sizeof(entries[i].reason)))
+            entries[i].mode = ORDO_QUOTA_NOFIT;
+    }
+    if (!fair)
+        qsort(entries, n, sizeof(*entries), cmp_entries);
 
     for (size_t i = 0; i < n; i++) {
-        struct entry *e = &entries[i];
+        struct entry *e = fair ? fs_next(&cy, entries, n) : &entries[i];
+        e->done = true;
         if (e->mode != ORDO_QUOTA_FIT) {
             not_admitted(&cy, e);
             continue;
         }
-        if (!quota_recheck(e->wl, e->assign, e->reason, sizeof(e->reason))) {
+        if (!quota_recheck(&cy, e, e->reason, sizeof(e->reason))) {
             e->verdict = ORDO_UNSCHEDULABLE;
             not_admitted(&cy, e);
             continue;
@@ -427,8 +531,7 @@ int cycle_run(struct scheduler *s)
             not_admitted(&cy, e);
             r = 0;
             continue;
-        }
-        if ((r = commit(&cy, e, pods, nodes, np)) < 0)
+        }        if ((r = commit(&cy, e, pods, nodes, np)) < 0)
             goto out;
         admitted++;
     }

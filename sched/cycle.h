@@ -14,7 +14,7 @@ struct ordo_cycle {
     struct arena *scratch; /* host->cycle_alloc, freed at cycle end */
     struct workload *wl;   /* the entry being decided */
     struct flavor **assign; /* [ps * n_groups + g] for wl->cq */
-    bool borrows;
+    uint32_t borrowing; /* level the QUOTA plugin reported */
     char reason[256];
 };
 

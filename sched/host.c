@@ -393,10 +393,10 @@ static int host_assign_flavor(struct ordo_cycle *cy, uint32_t ps, uint32_t g,
     return 0;
 }
 
-static void host_assign_borrows(struct ordo_cycle *cy, bool borrows)
+static void host_assign_borrowing(struct ordo_cycle *cy, uint32_t level)
 {
     if (cy)
-        cy->borrows = borrows;
+        cy->borrowing = level;
 }
 
 static const struct ordo_flavor *host_assigned_flavor(struct ordo_cycle *cy,
@@ -441,6 +441,101 @@ static void host_flavor_node_label_at(const struct ordo_flavor *f, uint32_t i,
     }
 }
 
+/* FR index of (f, id) in q's tree, or -1 when q does not list it. */
+static int cq_fr(const struct cq *q, const struct flavor *f, int32_t id)
+{
+    const struct cq_group *grp;
+    if (!q->qnode || fr_index(q, f, id, &grp) < 0)
+        return -1;
+    return qtree_fr(q->qnode->tree, f, id);
+}
+
+static int64_t host_cq_available(struct ordo_cycle *cy,
+                                 const struct ordo_cq *cq,
+                                 const struct ordo_flavor *f,
+                                 ordo_resource_id id)
+{
+    int i = cq_fr(CQ(cq), FL(f), id);
+    return i < 0 ? 0 : qtree_available(CQ(cq)->qnode, i);
+}
+
+static int64_t host_cq_potential_available(struct ordo_cycle *cy,
+                                           const struct ordo_cq *cq,
+                                           const struct ordo_flavor *f,
+                                           ordo_resource_id id)
+{
+    int i = cq_fr(CQ(cq), FL(f), id);
+    return i < 0 ? 0 : qtree_potential_available(CQ(cq)->qnode, i);
+}
+
+static uint32_t host_cq_borrowing_level(struct ordo_cycle *cy,
+                                        const struct ordo_cq *cq,
+                                        const struct ordo_flavor *f,
+                                        ordo_resource_id id, int64_t request)
+{
+    int i = cq_fr(CQ(cq), FL(f), id);
+    if (i < 0)
+        return 0;
+    int level = qtree_borrowing_level(CQ(cq)->qnode, i, request);
+    return level < 0 ? 0 : (uint32_t)level;
+}
+
+static bool host_cq_fits_below_root(const struct ordo_cq *cq,
+                                    const struct ordo_flavor *f,
+                                    ordo_resource_id id, int64_t request)
+{
+    int i = cq_fr(CQ(cq), FL(f), id);
+    if (i < 0)
+        return false;
+    const struct qnode *n = CQ(cq)->qnode;
+    if (request <= n->nominal[i])
+        return true;
+    for (const struct qnode *a = n->parent; a && a->parent; a = a->parent)
+        if (request <= a->subtree[i])
+            return true;
+    return false;
+}
+
+static bool host_cq_has_cohort(const struct ordo_cq *cq)
+{
+    return CQ(cq)->obj->u.cluster_queue.cohort_name != NULL;
+}
+
+static uint32_t host_cq_fungibility(const struct ordo_cq *cq,
+                                    enum ordo_fungibility_field field)
+{
+    const struct cluster_queue *spec = &CQ(cq)->obj->u.cluster_queue;
+    switch (field) {
+    case ORDO_WHEN_CAN_BORROW:
+        return (uint32_t)spec->when_can_borrow;
+    case ORDO_WHEN_CAN_PREEMPT:
+        return (uint32_t)spec->when_can_preempt;
+    case ORDO_PREFERENCE:
+        return (uint32_t)spec->fungibility_preference;
+    }
+    return 0;
+}
+
+static uint32_t host_cq_preemption(const struct ordo_cq *cq,
+                                   enum ordo_preemption_field field)
+{
+    const struct cluster_queue *spec = &CQ(cq)->obj->u.cluster_queue;
+    switch (field) {
+    case ORDO_WITHIN_CLUSTER_QUEUE:
+        return (uint32_t)spec->within_cluster_queue;
+    case ORDO_RECLAIM_WITHIN_COHORT:
+        return (uint32_t)spec->reclaim_within_cohort;
+    case ORDO_BORROW_WITHIN_COHORT:
+        return (uint32_t)spec->borrow_within_cohort;
+    }
+    return 0;
+}
+
+static bool host_fair_sharing(struct ordo_cycle *cy)
+{
+    return cy && cy->s->config && cy->s->config->fair_sharing;
+}
+
 static const struct ordo_host host = {
     .abi_major = ORDO_ABI_MAJOR,
     .abi_minor = ORDO_ABI_MINOR,
@@ -482,11 +577,19 @@ static const struct ordo_host host = {
     .node_allocatable = host_node_allocatable,
     .node_free = host_node_free,
     .assign_flavor = host_assign_flavor,
-    .assign_borrows = host_assign_borrows,
+    .assign_borrowing = host_assign_borrowing,
     .assigned_flavor = host_assigned_flavor,
     .flavor_node_label = host_flavor_node_label,
     .flavor_n_node_labels = host_flavor_n_node_labels,
     .flavor_node_label_at = host_flavor_node_label_at,
+    .cq_available = host_cq_available,
+    .cq_potential_available = host_cq_potential_available,
+    .cq_borrowing_level = host_cq_borrowing_level,
+    .cq_fits_below_root = host_cq_fits_below_root,
+    .cq_has_cohort = host_cq_has_cohort,
+    .cq_fungibility = host_cq_fungibility,
+    .cq_preemption = host_cq_preemption,
+    .fair_sharing = host_fair_sharing,
 };
 
 const struct ordo_host *host_table(void)

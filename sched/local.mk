@@ -8,6 +8,7 @@ sched_ordo_scheduler_SOURCES = \
 	%reldir%/plugins.c %reldir%/plugins.h \
 	%reldir%/host.c \
 	%reldir%/cluster.c %reldir%/cluster.h \
+	%reldir%/quota_tree.c %reldir%/quota_tree.h \
 	%reldir%/workload.c %reldir%/workload.h \
 	%reldir%/queue.c %reldir%/queue.h \
 	%reldir%/cycle.c %reldir%/cycle.h %reldir%/scheduler.h \

@@ -329,7 +329,7 @@ static enum ordo_verdict nominal_quota_assign(void *self, struct ordo_cycle *cy,
     uint32_t n_ps = h->wl_n_podsets(wl);
 
     *ret_mode = ORDO_QUOTA_NOFIT;
-    h->assign_borrows(cy, false);
+    h->assign_borrowing(cy, 0);
 
     size_t cap = 1;
     for (uint32_t ps = 0; ps < n_ps; ps++)

@@ -494,11 +494,11 @@ static int m_assign_flavor(struct ordo_cycle *cy, uint32_t ps, uint32_t g,
     return -EINVAL;
 }
 
-static void m_assign_borrows(struct ordo_cycle *cy, bool borrows)
+static void m_assign_borrowing(struct ordo_cycle *cy, uint32_t level)
 {
     MOCK_CHECK(cy);
-    cy->borrows = borrows;
-    cy->n_borrows_calls++;
+    cy->borrowing = level;
+    cy->n_borrowing_calls++;
 }
 
 static const struct ordo_flavor *
@@ -574,7 +574,7 @@ static const struct ordo_host host = {
     .node_allocatable = m_node_allocatable,
     .node_free = m_node_free,
     .assign_flavor = m_assign_flavor,
-    .assign_borrows = m_assign_borrows,
+    .assign_borrowing = m_assign_borrowing,
     .assigned_flavor = m_assigned_flavor,
     .flavor_node_label = m_flavor_node_label,
     .flavor_n_node_labels = m_flavor_n_node_labels,

@@ -131,8 +131,8 @@ struct ordo_cycle {
     /* Recorded: the flavor of (pod set, group), borrowing, reasons. */
     const struct ordo_flavor *assigned[MOCK_MAX][MOCK_MAX];
     int n_assign_calls;
-    bool borrows;
-    int n_borrows_calls;
+    uint32_t borrowing;
+    int n_borrowing_calls;
     int n_reasons;
     char reason[MOCK_TEXT_MAX];
     /* Scratch memory, freed by mock_cycle_end. */

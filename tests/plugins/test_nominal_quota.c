@@ -55,8 +55,8 @@ static enum ordo_quota_mode assign(void **state, struct ordo_cycle *cy,
     enum ordo_quota_mode mode = (enum ordo_quota_mode)99;
     mock_cycle_init(cy, wl, NULL);
     assert_int_equal(ordo_plugin.quota->assign(*state, cy, wl, &mode), ORDO_OK);
-    assert_int_equal(cy->n_borrows_calls, 1);
-    assert_false(cy->borrows);
+    assert_int_equal(cy->n_borrowing_calls, 1);
+    assert_int_equal(cy->borrowing, 0);
     return mode;
 }
 

@@ -95,6 +95,36 @@ enum ordo_quota_mode {
     ORDO_QUOTA_NOFIT = 2    /* does not fit */
 };
 
+/* A ClusterQueue's flavorFungibility (Kueue's values, same order). */
+enum ordo_fungibility {
+    ORDO_MAY_STOP_SEARCH = 0,
+    ORDO_TRY_NEXT_FLAVOR = 1
+};
+enum ordo_fungibility_preference {
+    ORDO_PREFERENCE_NONE = 0, /* behaves as BorrowingOverPreemption */
+    ORDO_BORROWING_OVER_PREEMPTION = 1,
+    ORDO_PREEMPTION_OVER_BORROWING = 2
+};
+/* Which flavorFungibility field host->cq_fungibility reads. */
+enum ordo_fungibility_field {
+    ORDO_WHEN_CAN_BORROW = 0,
+    ORDO_WHEN_CAN_PREEMPT = 1,
+    ORDO_PREFERENCE = 2
+};
+
+/* A ClusterQueue's preemption policies (Kueue's values). */
+enum ordo_preemption_policy {
+    ORDO_PREEMPT_NEVER = 0,
+    ORDO_PREEMPT_LOWER_PRIORITY = 1,
+    ORDO_PREEMPT_LOWER_OR_NEWER_EQUAL_PRIORITY = 2,
+    ORDO_PREEMPT_ANY = 3
+};
+enum ordo_preemption_field {
+    ORDO_WITHIN_CLUSTER_QUEUE = 0,
+    ORDO_RECLAIM_WITHIN_COHORT = 1,
+    ORDO_BORROW_WITHIN_COHORT = 2
+};
+
 /* ---- the host's function table ------------------------------------------
  * Passed to init; valid for the life of the plugin. Call only from inside an
  * op, on the scheduling thread (log may be called from any thread). */
@@ -200,8 +230,10 @@ struct ordo_host {
      * f is in that group of the workload's ClusterQueue). */
     int (*assign_flavor)(struct ordo_cycle *cy, uint32_t ps, uint32_t g,
                          const struct ordo_flavor *f);
-    /* Whether the assignment borrows from the cohort. */
-    void (*assign_borrows)(struct ordo_cycle *cy, bool borrows);
+    /* The assignment's borrowing level: 0 when it does not borrow, else
+     * the height of the lowest cohort subtree its usage fits in (see
+     * cq_borrowing_level). Entries that borrow less are admitted first. */
+    void (*assign_borrowing)(struct ordo_cycle *cy, uint32_t level);
     /* The flavor assigned to pod set ps for resource id (PLACE plugins use
      * it to keep pods on that flavor's nodes); NULL when none. */
     const struct ordo_flavor *(*assigned_flavor)(struct ordo_cycle *cy,
@@ -213,6 +245,38 @@ struct ordo_host {
     uint32_t (*flavor_n_node_labels)(const struct ordo_flavor *f);
     void (*flavor_node_label_at)(const struct ordo_flavor *f, uint32_t i,
                                  const char **ret_key, const char **ret_value);
+
+    /* Kueue's quota arithmetic over ClusterQueues and cohorts, in this
+     * cycle's snapshot (admissions earlier in the cycle included). All
+     * amounts are for one (flavor, resource) of the ClusterQueue; 0 / false
+     * when the ClusterQueue does not list that pair. */
+    /* What the ClusterQueue can still take now, borrowing included. */
+    int64_t (*cq_available)(struct ordo_cycle *cy, const struct ordo_cq *cq,
+                            const struct ordo_flavor *f, ordo_resource_id id);
+    /* The most it could ever hold (nominal, cohort and limits). */
+    int64_t (*cq_potential_available)(struct ordo_cycle *cy,
+                                      const struct ordo_cq *cq,
+                                      const struct ordo_flavor *f,
+                                      ordo_resource_id id);
+    /* 0 when `request` more stays within nominal quota, else the height of
+     * the lowest cohort subtree in which it fits. */
+    uint32_t (*cq_borrowing_level)(struct ordo_cycle *cy,
+                                   const struct ordo_cq *cq,
+                                   const struct ordo_flavor *f,
+                                   ordo_resource_id id, int64_t request);
+    /* Whether `request` could fit without borrowing beyond a subtree below
+     * the root (nominal quota, or a cohort below the root): the condition
+     * under which reclaiming quota by preemption is worth trying. */
+    bool (*cq_fits_below_root)(const struct ordo_cq *cq,
+                               const struct ordo_flavor *f,
+                               ordo_resource_id id, int64_t request);
+    bool (*cq_has_cohort)(const struct ordo_cq *cq);
+    uint32_t (*cq_fungibility)(const struct ordo_cq *cq,
+                               enum ordo_fungibility_field field);
+    uint32_t (*cq_preemption)(const struct ordo_cq *cq,
+                              enum ordo_preemption_field field);
+    /* Whether fair sharing is on (fairSharing.enable). */
+    bool (*fair_sharing)(struct ordo_cycle *cy);
 };
 
 /* ---- op tables, one per kind ---------------------------------------------

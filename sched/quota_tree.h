@@ -1,0 +1,97 @@
+/* quota_tree.h - Kueue's quota arithmetic over ClusterQueues and cohorts.
+ *
+ * Every ClusterQueue and Cohort is a node with, per (flavor, resource) pair
+ * ("FR"), a nominal quota, an optional borrowing limit and lending limit,
+ * the quota of its subtree and its usage. Cohorts come from Cohort objects
+ * and from names that ClusterQueues (cohortName) and Cohorts (parentName)
+ * refer to; a cohort that does not exist as an object has no quota of its
+ * own. The arithmetic is that of Kueue's resource_node.go (see
+ * docs/design.md, "Quota"), in saturating int64 milli-units.
+ *
+ * A ClusterQueue's own usage lives in its cq_group arrays (charged by
+ * cq_charge); the tree keeps cohort usage and is kept in step through
+ * qtree_add_usage(). */
+#ifndef ORDO_QUOTA_TREE_H
+#define ORDO_QUOTA_TREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uthash.h>
+
+struct cluster;
+struct cq;
+struct flavor;
+
+#define QUOTA_UNSET (-1) /* borrowing/lending limit not set */
+#define QUOTA_INF INT64_MAX
+
+struct qtree;
+
+struct qnode {
+    const struct qtree *tree;
+    char *name;          /* cohort name, or the CQ's */
+    struct cq *cq;       /* non-NULL for a ClusterQueue leaf */
+    struct qnode *parent;
+    struct qnode **children;
+    uint32_t n_children, cap_children;
+    int height;          /* 0 for a CQ; 1 + max(children) for a cohort */
+    int64_t weight_milli; /* fair sharing weight */
+    bool exists;         /* cohort: a Cohort object defines it */
+    bool in_cycle;       /* part of (or under) a parentName cycle */
+    /* Per FR (tree->n_fr entries). */
+    int64_t *nominal, *borrowing_limit, *lending_limit, *subtree;
+    int64_t *usage; /* cohorts only; a CQ's usage is in its groups */
+    UT_hash_handle hh; /* cohorts by name */
+};
+
+struct fr_key {
+    const struct flavor *flavor;
+    int32_t res;
+};
+
+struct qtree {
+    struct qnode *cohorts; /* hash by name */
+    struct qnode **cq_nodes; /* one per cluster->cqs_v entry, same order */
+    uint32_t n_cq;
+    struct fr_key *frs;
+    uint32_t n_fr, cap_fr;
+};
+
+/* Builds the tree from the cluster's ClusterQueues and Cohort objects.
+ * ClusterQueues under a parentName cycle are made inactive with a reason.
+ * Usage starts at zero (the caller re-charges admitted workloads). */
+int qtree_build(struct qtree *t, struct cluster *c);
+void qtree_release(struct qtree *t);
+
+/* Index of (flavor, resource), or -1 when no queue or cohort lists it. */
+int qtree_fr(const struct qtree *t, const struct flavor *f, int32_t res);
+
+/* The tree node of a ClusterQueue (its cq->qnode). */
+struct qnode *qtree_cq_node(const struct cq *q);
+
+/* Usage of node n for FR i (a CQ's from its groups). */
+int64_t qnode_usage(const struct qnode *n, int i);
+/* Adds (val > 0) or removes (val < 0) usage of a CQ on FR i, passing the
+ * part beyond what each node holds locally to its parent. */
+void qtree_add_usage(struct qnode *cq_node, int i, int64_t val);
+
+/* Kueue's Available(cq, fr): what the CQ can still take now, borrowing
+ * included (>= 0). */
+int64_t qtree_available(const struct qnode *n, int i);
+/* Kueue's PotentialAvailable(cq, fr): the most it could ever hold. */
+int64_t qtree_potential_available(const struct qnode *n, int i);
+/* Height of the lowest subtree in which val more fits: 0 when the CQ does
+ * not borrow for it. */
+int qtree_borrowing_level(const struct qnode *n, int i, int64_t val);
+/* Local quota (what a node keeps from its parent): SubtreeQuota minus
+ * lendingLimit when a lending limit is set, else 0. */
+int64_t qnode_local_quota(const struct qnode *n, int i);
+
+/* Dominant resource share of node n (per mille of what its parent can
+ * lend), with `extra` (per FR, may be NULL) added to its usage; weighted by
+ * the node's fair-sharing weight. QUOTA_INF when a zero-weight node
+ * borrows. Sets *ret_borrowing when n borrows on any FR. */
+int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
+                             const int64_t *extra, bool *ret_borrowing);
+
+#endif
