@@ -5,9 +5,8 @@
  * yaml_document_t per "---" document, which is first checked (duplicate
  * keys, nesting, alias expansion size) and then copied into the arena;
  * an event pass ahead of it keeps libyaml's own costs bounded. JSON is
- * built by a walker over the text here, so that numbers keep their text
- * exactly as written (json-c turns integers into int64/uint64, saturating
- * big ones and losing "-0"), and validated by json-c's tokener. */
+ * parsed by json-c's tokener and its tree copied into the arena (see the
+ * JSON section for what json-c decides there). */
 #include "doc.h"
 
 #include "arena.h"
@@ -15,7 +14,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,357 +585,184 @@ cleanup:
 
 /* ---- JSON -------------------------------------------------------------- */
 
-/* The tree is built by a small walker over the text itself, which keeps
- * numbers as written and sees repeated keys (json-c keeps the last one
- * silently). It runs first because it stops at DOC_MAX_NODES nodes and
- * DOC_MAX_DEPTH levels, while json-c would build its whole tree (tens of
- * bytes per node) before anything could be counted. json-c then validates
- * the same text (strict mode, UTF-8, depth) and, for syntax errors, gives
- * the message. The walker refuses what json-c lets through but JSON does
- * not allow: NaN, Infinity, "1.", raw control characters in strings. */
+/* json-c parses the text (strict mode, UTF-8 checked, at most
+ * DOC_MAX_DEPTH levels, nothing but whitespace after the value) and the
+ * tree it builds is copied into the arena. What json-c decides (as checked
+ * with json-c 0.16), and what is done about it here:
+ *
+ * - Doubles keep their text as written ("2.50", "1E+03", "-0.0"), since
+ *   json-c stores it with the value. Its strict mode also lets "1." and
+ *   "1.e3" through.
+ * - Integers become int64_t or uint64_t and are printed back, so "-0" reads
+ *   "0" and "-01" (which strict mode lets through, unlike "01") reads
+ *   "-1". Integers outside [INT64_MIN, UINT64_MAX] are saturated to those
+ *   bounds without an error: the tokener's only trace is errno, which it
+ *   clears for every integer, so it tells nothing about any but the last
+ *   one. The text is gone by then, so an integer that came out as
+ *   INT64_MIN or UINT64_MAX is refused: those two values, even when written
+ *   exactly, cannot be told from the saturated ones, and an error is better
+ *   than a silently different number.
+ * - NaN, Infinity and -Infinity are accepted even in strict mode, and
+ *   numbers such as 1e999 become infinite: doubles that are not finite are
+ *   refused.
+ * - A string holding \u0000 is refused (the tree holds C strings). A map
+ *   key holding one cannot be refused: json-c keeps keys as C strings and
+ *   cuts them at the NUL, so {"a\u0000b": 1} has the key "a".
+ * - A key repeated in one map is not an error: json-c keeps the last
+ *   value, at the place of the first key.
+ * - Strict mode still accepts raw control characters in strings and
+ *   single-quoted map keys ({'a': 1}); lone surrogates become U+FFFD.
+ *
+ * The node limit is checked while copying: json-c has none and builds its
+ * whole tree first (about 70 bytes per node for "[0,0,...]", so some 290
+ * MB at DOC_MAX_NODES and over 2 GB for a 64 MiB file), so the memory it
+ * takes is bounded by the length of the input, not by DOC_MAX_NODES. */
 struct jconv {
     struct doc *d;
-    const unsigned char *s;
-    size_t len, pos;
     size_t count; /* nodes so far, map keys included */
-    bool syntax;  /* the error set was a syntax error */
     struct err *e;
 };
 
-static int jerr(struct jconv *c, const char *what)
+static bool is_json_blank(char ch)
 {
-    c->syntax = true;
-    return err_set(c->e, EINVAL, "%s: JSON parse error: %s at offset %zu",
-                   c->d->file, what, c->pos);
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
 }
 
-static void jskip_ws(struct jconv *c)
+static int jcount(struct jconv *c)
 {
-    while (c->pos < c->len && (c->s[c->pos] == ' ' || c->s[c->pos] == '\t' ||
-                               c->s[c->pos] == '\n' || c->s[c->pos] == '\r'))
-        c->pos++;
-}
-
-static bool jis_digit(struct jconv *c)
-{
-    return c->pos < c->len && c->s[c->pos] >= '0' && c->s[c->pos] <= '9';
-}
-
-static int jhex4(const unsigned char *p, unsigned *ret)
-{
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        unsigned char ch = p[i];
-        v <<= 4;
-        if (ch >= '0' && ch <= '9')
-            v |= ch - '0';
-        else if (ch >= 'a' && ch <= 'f')
-            v |= ch - 'a' + 10;
-        else if (ch >= 'A' && ch <= 'F')
-            v |= ch - 'A' + 10;
-        else
-            return -1;
-    }
-    *ret = v;
-    return 0;
-}
-
-static size_t utf8_put(char *out, unsigned cp)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* Decodes the string at c->pos (which is at the opening quote) into the
- * arena. \u0000 is refused: the tree holds C strings. A lone surrogate
- * becomes U+FFFD. */
-static int jstring(struct jconv *c, const char **ret)
-{
-    size_t start = ++c->pos, end = start;
-    while (end < c->len && c->s[end] != '"') {
-        if (c->s[end] == '\\')
-            end++;
-        end++;
-    }
-    if (end >= c->len) {
-        c->pos = c->len;
-        return jerr(c, "unterminated string");
-    }
-    /* Decoding never makes the text longer. */
-    char *out = arena_alloc(c->d->arena, end - start + 1);
-    if (!out)
-        return err_set(c->e, ENOMEM, "%s: out of memory", c->d->file);
-    size_t o = 0;
-    while (c->pos < end) {
-        unsigned char ch = c->s[c->pos];
-        if (ch < 0x20)
-            return jerr(c, "control character in string");
-        if (ch != '\\') {
-            out[o++] = (char)ch;
-            c->pos++;
-            continue;
-        }
-        ch = c->s[c->pos + 1]; /* end is past it */
-        const char *simple = strchr("\"\\/bfnrt", ch);
-        if (ch && simple) {
-            out[o++] = "\"\\/\b\f\n\r\t"[simple - "\"\\/bfnrt"];
-            c->pos += 2;
-            continue;
-        }
-        unsigned cp, lo;
-        if (ch != 'u' || end - c->pos < 6 || jhex4(c->s + c->pos + 2, &cp) < 0)
-            return jerr(c, "invalid escape in string");
-        if (cp == 0)
-            return jerr(c, "string contains \\u0000");
-        c->pos += 6;
-        if (cp >= 0xD800 && cp <= 0xDBFF && end - c->pos >= 6 &&
-            c->s[c->pos] == '\\' && c->s[c->pos + 1] == 'u' &&
-            jhex4(c->s + c->pos + 2, &lo) == 0 && lo >= 0xDC00 &&
-            lo <= 0xDFFF) {
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            c->pos += 6;
-        } else if (cp >= 0xD800 && cp <= 0xDFFF) {
-            cp = 0xFFFD;
-        }
-        o += utf8_put(out + o, cp);
-    }
-    out[o] = '\0';
-    c->pos = end + 1;
-    *ret = out;
-    return 0;
-}
-
-/* A JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-static int jnumber(struct jconv *c, const char **ret)
-{
-    size_t start = c->pos;
-    if (c->pos < c->len && c->s[c->pos] == '-')
-        c->pos++;
-    if (!jis_digit(c))
-        return jerr(c, "invalid number");
-    if (c->s[c->pos] == '0')
-        c->pos++;
-    else
-        while (jis_digit(c))
-            c->pos++;
-    if (c->pos < c->len && c->s[c->pos] == '.') {
-        c->pos++;
-        if (!jis_digit(c))
-            return jerr(c, "invalid number");
-        while (jis_digit(c))
-            c->pos++;
-    }
-    if (c->pos < c->len && (c->s[c->pos] == 'e' || c->s[c->pos] == 'E')) {
-        c->pos++;
-        if (c->pos < c->len && (c->s[c->pos] == '+' || c->s[c->pos] == '-'))
-            c->pos++;
-        if (!jis_digit(c))
-            return jerr(c, "invalid number");
-        while (jis_digit(c))
-            c->pos++;
-    }
-    *ret = arena_strndup(c->d->arena, (const char *)c->s + start,
-                         c->pos - start);
-    if (!*ret)
-        return err_set(c->e, ENOMEM, "%s: out of memory", c->d->file);
-    return 0;
-}
-
-/* Growable array of pointers in malloc memory, for members whose number is
- * not known until the closing bracket. */
-struct pvec {
-    void **v;
-    size_t n, cap;
-};
-
-static int pvec_push(struct pvec *p, void *x)
-{
-    if (p->n == p->cap) {
-        size_t ncap = p->cap ? p->cap * 2 : 8;
-        void **nv = realloc(p->v, ncap * sizeof(*nv));
-        if (!nv)
-            return -ENOMEM;
-        p->v = nv;
-        p->cap = ncap;
-    }
-    p->v[p->n++] = x;
-    return 0;
-}
-
-/* Moves a pvec into an arena array (NULL when empty). */
-static int pvec_to_arena(struct jconv *c, struct pvec *p, void *ret)
-{
-    void **a = NULL;
-    if (p->n) {
-        a = arena_calloc(c->d->arena, p->n, sizeof(*a));
-        if (!a)
-            return -ENOMEM;
-        memcpy(a, p->v, p->n * sizeof(*a));
-    }
-    memcpy(ret, &a, sizeof(a));
-    return 0;
-}
-
-static int jvalue(struct jconv *c, unsigned level, struct doc_node **ret);
-
-/* The map or sequence at c->pos ('{' or '['). */
-static int jcontainer(struct jconv *c, unsigned level, struct doc_node *dn)
-{
-    bool is_map = c->s[c->pos] == '{';
-    unsigned char close = is_map ? '}' : ']';
-    struct pvec keys = {0}, items = {0}, offs = {0};
-    int rc = 0;
-
-    if (level + 1 > DOC_MAX_DEPTH)
-        return jerr(c, "nesting too deep");
-    dn->type = is_map ? DOC_MAP : DOC_SEQ;
-    c->pos++;
-    jskip_ws(c);
-    if (c->pos < c->len && c->s[c->pos] == close) {
-        c->pos++;
-        return 0;
-    }
-    for (;;) {
-        jskip_ws(c);
-        if (is_map) {
-            const char *key;
-            if (c->pos >= c->len || c->s[c->pos] != '"') {
-                rc = jerr(c, "object key expected");
-                goto cleanup;
-            }
-            /* Offsets are stored as pointers to keep one vector type. */
-            if (pvec_push(&offs, (void *)(uintptr_t)c->pos) < 0)
-                goto oom;
-            if (++c->count > DOC_MAX_NODES) {
-                rc = err_set(c->e, EINVAL,
-                             "%s: JSON value has more than %d nodes",
-                             c->d->file, DOC_MAX_NODES);
-                goto cleanup;
-            }
-            rc = jstring(c, &key);
-            if (rc < 0)
-                goto cleanup;
-            if (pvec_push(&keys, (void *)key) < 0)
-                goto oom;
-            jskip_ws(c);
-            if (c->pos >= c->len || c->s[c->pos] != ':') {
-                rc = jerr(c, "':' expected");
-                goto cleanup;
-            }
-            c->pos++;
-        }
-        struct doc_node *item;
-        rc = jvalue(c, level + 1, &item);
-        if (rc < 0)
-            goto cleanup;
-        if (pvec_push(&items, item) < 0)
-            goto oom;
-        jskip_ws(c);
-        if (c->pos < c->len && c->s[c->pos] == ',') {
-            c->pos++;
-            continue;
-        }
-        if (c->pos < c->len && c->s[c->pos] == close) {
-            c->pos++;
-            break;
-        }
-        rc = jerr(c, is_map ? "',' or '}' expected" : "',' or ']' expected");
-        goto cleanup;
-    }
-    dn->n = items.n;
-    if (pvec_to_arena(c, &items, &dn->items) < 0)
-        goto oom;
-    if (is_map) {
-        size_t dup;
-        if (pvec_to_arena(c, &keys, &dn->keys) < 0 ||
-            find_dup_key(dn->keys, dn->n, &dup) < 0)
-            goto oom;
-        if (dup < dn->n) {
-            rc = err_set(c->e, EINVAL,
-                         "%s: duplicate key \"%s\" at offset %zu",
-                         c->d->file, dn->keys[dup],
-                         (size_t)(uintptr_t)offs.v[dup]);
-            goto cleanup;
-        }
-    }
-    goto cleanup;
-oom:
-    rc = err_set(c->e, ENOMEM, "%s: out of memory", c->d->file);
-cleanup:
-    free(keys.v);
-    free(items.v);
-    free(offs.v);
-    return rc;
-}
-
-static int jliteral(struct jconv *c, const char *word)
-{
-    size_t n = strlen(word);
-    if (c->len - c->pos < n || memcmp(c->s + c->pos, word, n) != 0)
-        return jerr(c, "unexpected character");
-    c->pos += n;
-    return 0;
-}
-
-/* One value at c->pos (after optional whitespace); level counts the maps
- * and sequences around it. */
-static int jvalue(struct jconv *c, unsigned level, struct doc_node **ret)
-{
-    struct doc_node *dn;
-    int rc;
-
     if (++c->count > DOC_MAX_NODES)
         return err_set(c->e, EINVAL, "%s: JSON value has more than %d nodes",
                        c->d->file, DOC_MAX_NODES);
-    dn = arena_alloc(c->d->arena, sizeof(*dn));
+    return 0;
+}
+
+static int joom(struct jconv *c)
+{
+    return err_set(c->e, ENOMEM, "%s: out of memory", c->d->file);
+}
+
+static int jcopy(struct jconv *c, struct json_object *o,
+                 struct doc_node **ret);
+
+/* The text of a scalar: numbers as json-c prints them (doubles as
+ * written), strings decoded. */
+static int jscalar(struct jconv *c, struct json_object *o,
+                   struct doc_node *dn)
+{
+    const char *text = json_object_get_string(o);
+    size_t len = text ? strlen(text) : 0;
+
+    switch (json_object_get_type(o)) {
+    case json_type_int:
+        if (json_object_get_int64(o) == INT64_MIN ||
+            json_object_get_uint64(o) == UINT64_MAX)
+            return err_set(c->e, EINVAL,
+                           "%s: JSON parse error: integer out of range (read "
+                           "as %s, a bound json-c saturates to; integers "
+                           "must lie strictly between %" PRId64 " and %" PRIu64
+                           ")",
+                           c->d->file, text, INT64_MIN, UINT64_MAX);
+        break;
+    case json_type_double:
+        if (!isfinite(json_object_get_double(o)))
+            return err_set(c->e, EINVAL,
+                           "%s: JSON parse error: number %s is not finite "
+                           "(NaN, Infinity or out of range)",
+                           c->d->file, text);
+        break;
+    case json_type_string:
+        dn->quoted = true;
+        if (json_object_get_string_len(o) < 0 ||
+            (size_t)json_object_get_string_len(o) != len)
+            return err_set(c->e, EINVAL,
+                           "%s: JSON parse error: string contains \\u0000 "
+                           "(a NUL character)",
+                           c->d->file);
+        break;
+    default: /* booleans: "true", "false" */
+        break;
+    }
+    dn->scalar = arena_strndup(c->d->arena, text ? text : "", len);
+    return dn->scalar ? 0 : joom(c);
+}
+
+static int jarray(struct jconv *c, struct json_object *o,
+                  struct doc_node *dn)
+{
+    dn->type = DOC_SEQ;
+    dn->n = json_object_array_length(o);
+    if (!dn->n)
+        return 0;
+    dn->items = arena_calloc(c->d->arena, dn->n, sizeof(*dn->items));
+    if (!dn->items)
+        return joom(c);
+    for (size_t i = 0; i < dn->n; i++) {
+        int rc = jcopy(c, json_object_array_get_idx(o, i), &dn->items[i]);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Keys come in input order; json-c has already merged repeated ones. */
+static int jobject(struct jconv *c, struct json_object *o,
+                   struct doc_node *dn)
+{
+    int n = json_object_object_length(o);
+    size_t i = 0;
+
+    dn->type = DOC_MAP;
+    if (n <= 0)
+        return 0;
+    dn->n = (size_t)n;
+    dn->keys = arena_calloc(c->d->arena, dn->n, sizeof(*dn->keys));
+    dn->items = arena_calloc(c->d->arena, dn->n, sizeof(*dn->items));
+    if (!dn->keys || !dn->items)
+        return joom(c);
+    json_object_object_foreach(o, key, val)
+    {
+        if (i == dn->n)
+            break; /* cannot happen: n is the number of entries */
+        int rc = jcount(c);
+        if (rc < 0)
+            return rc;
+        dn->keys[i] = arena_strdup(c->d->arena, key);
+        if (!dn->keys[i])
+            return joom(c);
+        rc = jcopy(c, val, &dn->items[i]);
+        if (rc < 0)
+            return rc;
+        i++;
+    }
+    dn->n = i;
+    return 0;
+}
+
+/* Copies one json-c value (NULL is JSON null) into the arena. Recursion is
+ * bounded by the tokener's depth limit. */
+static int jcopy(struct jconv *c, struct json_object *o,
+                 struct doc_node **ret)
+{
+    int rc = jcount(c);
+    if (rc < 0)
+        return rc;
+    struct doc_node *dn = arena_alloc(c->d->arena, sizeof(*dn));
     if (!dn)
-        return err_set(c->e, ENOMEM, "%s: out of memory", c->d->file);
+        return joom(c);
     dn->type = DOC_SCALAR;
     dn->line = 0;
-    jskip_ws(c);
-    if (c->pos >= c->len)
-        return jerr(c, "unexpected end of data");
-    switch (c->s[c->pos]) {
-    case '{':
-    case '[':
-        rc = jcontainer(c, level, dn);
-        break;
-    case '"':
-        dn->quoted = true;
-        rc = jstring(c, &dn->scalar);
-        break;
-    case 't':
-        dn->scalar = "true";
-        rc = jliteral(c, dn->scalar);
-        break;
-    case 'f':
-        dn->scalar = "false";
-        rc = jliteral(c, dn->scalar);
-        break;
-    case 'n':
+    switch (json_object_get_type(o)) {
+    case json_type_null:
         dn->scalar = "null";
-        rc = jliteral(c, dn->scalar);
+        break;
+    case json_type_array:
+        rc = jarray(c, o, dn);
+        break;
+    case json_type_object:
+        rc = jobject(c, o, dn);
         break;
     default:
-        rc = jnumber(c, &dn->scalar); /* also refuses NaN and Infinity */
+        rc = jscalar(c, o, dn);
         break;
     }
     if (rc < 0)
@@ -943,112 +771,90 @@ static int jvalue(struct jconv *c, unsigned level, struct doc_node **ret)
     return 0;
 }
 
-/* Runs json-c over the whole buffer; 0 when it is one valid value. */
-static int json_validate(const char *buf, size_t len, const char *file,
-                         struct err *e)
-{
-    struct json_tokener *tok = json_tokener_new_ex(DOC_MAX_DEPTH);
-    struct json_object *obj = NULL;
-    int rc = 0;
-
-    if (!tok)
-        return err_set(e, ENOMEM, "%s: out of memory", file);
-    int flags = JSON_TOKENER_STRICT;
-#ifdef JSON_TOKENER_VALIDATE_UTF8
-    flags |= JSON_TOKENER_VALIDATE_UTF8;
-#endif
-    json_tokener_set_flags(tok, flags);
-    obj = json_tokener_parse_ex(tok, buf, (int)len);
-    enum json_tokener_error jerr_code = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    if (!obj && jerr_code == json_tokener_continue) {
-        /* A number (or nothing) at the very end may still be growing:
-         * a NUL byte tells json-c the input is over. */
-        obj = json_tokener_parse_ex(tok, "", 1);
-        jerr_code = json_tokener_get_error(tok);
-        end = len;
-    }
-    if (!obj) {
-        if (jerr_code == json_tokener_success ||
-            jerr_code == json_tokener_continue)
-            jerr_code = json_tokener_error_parse_eof;
-        rc = err_set(e, EINVAL, "%s: JSON parse error: %s at offset %zu",
-                     file, json_tokener_error_desc(jerr_code), end);
-        goto cleanup;
-    }
-    for (size_t i = end; i < len; i++) {
-        if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' &&
-            buf[i] != '\r') {
-            rc = err_set(e, EINVAL,
-                         "%s: JSON parse error: unexpected data after the "
-                         "value at offset %zu",
-                         file, i);
-            goto cleanup;
-        }
-    }
-cleanup:
-    json_object_put(obj);
-    json_tokener_free(tok);
-    return rc;
-}
-
 int doc_parse_json(const char *buf, size_t len, const char *file,
                    struct doc **ret, struct err *e)
 {
-    struct jconv c = {.s = (const unsigned char *)buf, .len = len, .e = e};
+    struct jconv c = {.e = e};
+    struct json_tokener *tok = NULL;
+    struct json_object *obj = NULL;
     struct doc_node *root;
-    size_t cap = 0;
-    int rc;
+    enum json_tokener_error jerr;
+    size_t cap = 0, i = 0, end;
+    int rc = 0;
 
     *ret = NULL;
     if (!buf)
-        len = c.len = 0;
+        buf = "", len = 0;
     c.d = doc_new(file);
     if (!c.d)
         return err_set(e, ENOMEM, "%s: out of memory", doc_file_name(file));
-    jskip_ws(&c);
-    if (c.pos == len) { /* nothing but whitespace: no document */
-        *ret = c.d;
-        return 0;
-    }
-    if (len > INT_MAX) {
-        rc = err_set(e, EFBIG, "%s: JSON input too large (%zu bytes)",
-                     c.d->file, len);
+    while (i < len && is_json_blank(buf[i]))
+        i++;
+    if (i == len) /* nothing but whitespace: no document */
+        goto done;
+    /* json-c builds its whole tree before anything can be counted, so the
+     * input size is what bounds its memory: the same cap as for files. */
+    if (len > DOC_MAX_FILE_SIZE) {
+        rc = err_set(e, EFBIG, "%s: JSON input too large (%zu bytes, at most "
+                               "%zu)",
+                     c.d->file, len, DOC_MAX_FILE_SIZE);
         goto cleanup;
     }
-    c.pos = 0;
-    rc = jvalue(&c, 0, &root);
-    if (rc == 0) {
-        jskip_ws(&c);
-        if (c.pos != len)
-            rc = jerr(&c, "unexpected data after the value");
-    }
-    if (rc < 0 && c.syntax) {
-        /* Prefer json-c's message where json-c also refuses the text. The
-         * walker got this far within the node limit, so json-c's tree up to
-         * the error is bounded too. */
-        struct err mine = {{0}};
-        if (e)
-            mine = *e;
-        int vrc = json_validate(buf, len, c.d->file, e);
-        if (vrc == 0 && e)
-            *e = mine;
-        else if (vrc == -ENOMEM)
-            rc = vrc;
+
+    tok = json_tokener_new_ex(DOC_MAX_DEPTH);
+    if (!tok) {
+        rc = joom(&c);
         goto cleanup;
     }
-    if (rc < 0)
+    json_tokener_set_flags(tok,
+                           JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    obj = json_tokener_parse_ex(tok, buf, (int)len);
+    jerr = json_tokener_get_error(tok);
+    end = json_tokener_get_parse_end(tok);
+    if (!obj && jerr == json_tokener_continue) {
+        /* A value at the very end (a number, "true") may still be
+         * growing: a NUL byte tells json-c the input is over. */
+        obj = json_tokener_parse_ex(tok, "", 1);
+        jerr = json_tokener_get_error(tok);
+        end = len;
+    }
+    /* JSON null is a NULL object with no error. */
+    if (jerr != json_tokener_success) {
+        if (jerr == json_tokener_continue)
+            jerr = json_tokener_error_parse_eof;
+        rc = err_set(e, EINVAL, "%s: JSON parse error: %s at offset %zu",
+                     c.d->file, json_tokener_error_desc(jerr), end);
         goto cleanup;
-    rc = json_validate(buf, len, c.d->file, e); /* UTF-8 and the rest */
+    }
+    /* Strict mode refuses trailing characters itself, but takes a NUL
+     * byte for the end of the input. */
+    for (i = end; i < len; i++) {
+        if (!is_json_blank(buf[i])) {
+            rc = err_set(e, EINVAL, "%s: JSON parse error: %s at offset %zu",
+                         c.d->file,
+                         json_tokener_error_desc(
+                             json_tokener_error_parse_unexpected),
+                         i);
+            goto cleanup;
+        }
+    }
+    if (!obj) /* a null document is skipped, as in YAML */
+        goto done;
+
+    rc = jcopy(&c, obj, &root);
     if (rc < 0)
         goto cleanup;
     if (doc_add(c.d, &cap, root) < 0) {
-        rc = err_set(e, ENOMEM, "%s: out of memory", c.d->file);
+        rc = joom(&c);
         goto cleanup;
     }
+done:
     *ret = c.d;
     c.d = NULL;
 cleanup:
+    json_object_put(obj);
+    if (tok)
+        json_tokener_free(tok);
     doc_free(c.d);
     return rc;
 }
@@ -1109,8 +915,7 @@ int doc_load_file(const char *path, struct doc **ret, struct err *e)
         goto too_big;
 
     size_t i = 0;
-    while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' ||
-                       buf[i] == '\r'))
+    while (i < len && is_json_blank(buf[i]))
         i++;
     if (i < len && (buf[i] == '{' || buf[i] == '['))
         rc = doc_parse_json(buf, len, path, ret, e);

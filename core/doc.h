@@ -8,7 +8,9 @@
  *
  * Scalars keep their text. A YAML plain scalar or a JSON number, boolean or
  * null is "plain" (its type is resolved when read: null, bool, int); a quoted
- * YAML scalar or a JSON string is "quoted" and is always a string. */
+ * YAML scalar or a JSON string is "quoted" and is always a string. JSON
+ * numbers come from json-c: fractions and exponents keep their text as
+ * written, integers are printed back from a 64-bit value ("-0" reads "0"). */
 #ifndef ORDO_DOC_H
 #define ORDO_DOC_H
 
@@ -50,7 +52,10 @@ struct doc {
  * most DOC_MAX_DEPTH maps/sequences nested in one another, and at most
  * DOC_MAX_NODES nodes (map keys included) in a whole input once YAML aliases
  * are expanded (each alias is a copy, so "billion laughs" input is
- * refused). */
+ * refused). JSON is counted while json-c's tree is copied: json-c has no
+ * node limit and builds that tree for the whole input first, so the memory
+ * it takes is bounded only by the input's length (some tens of bytes per
+ * node), which callers must bound. */
 #define DOC_MAX_DEPTH 128
 #define DOC_MAX_NODES 4000000
 
@@ -58,10 +63,21 @@ struct doc {
  * not be NUL-terminated). file names the input in errors. Returns 0 and a new
  * doc in *ret (free with doc_free), or a negative errno with *ret NULL and e
  * filled: "file:line: what is wrong" for YAML, "file: JSON parse error: what
- * at offset N" for JSON. Empty or blank input (and, for YAML, only comments
- * or "---") gives a doc with zero documents. Repeated keys in one map are an
- * error in both; so are YAML map keys that are not scalars and text
- * containing a NUL character. YAML merge keys ("<<") are not supported. */
+ * at offset N" for JSON syntax errors (json-c's words), "file: JSON parse
+ * error: what" for values refused after parsing. Empty or blank input (and,
+ * for YAML, only comments or "---"; for JSON, a lone null) gives a doc with
+ * zero documents. YAML map keys that are not scalars and text containing a
+ * NUL character are errors; YAML merge keys ("<<") are not supported.
+ *
+ * Repeated keys in one map are an error in YAML. In JSON they are not: json-c
+ * keeps the last value, at the place of the first key, so the tree never
+ * holds a key twice. JSON input is also held to what json-c decides in its
+ * strict mode: NaN, Infinity and numbers that overflow to them are refused
+ * here, and so are integers that json-c saturates (anything outside
+ * INT64_MIN..UINT64_MAX, and those two bounds themselves, which cannot be
+ * told apart); \u0000 in a string is refused, but in a map key json-c cuts
+ * the key at it. Single-quoted map keys and raw control characters in
+ * strings are accepted. doc.c has the details. */
 int doc_parse_yaml(const char *buf, size_t len, const char *file,
                    struct doc **ret, struct err *e);
 int doc_parse_json(const char *buf, size_t len, const char *file,

@@ -89,6 +89,7 @@ void cluster_release(struct cluster *c)
     }
     free(c->cqs_v);
     free(c->fresh);
+    free(c->stragglers);
     struct flavor *f, *ftmp;
     HASH_ITER(hh, c->flavors, f, ftmp)
     {
@@ -286,6 +287,23 @@ static int add_cq(struct cluster *c, struct object *o)
     }
     q->obj = o;
     HASH_ADD_KEYPTR(hh, c->cqs, q->name, strlen(q->name), q);
+    return 0;
+}
+
+int cluster_mark_straggler(struct cluster *c, struct workload *w)
+{
+    if (w->straggling)
+        return 0;
+    if (c->n_stragglers == c->cap_stragglers) {
+        size_t cap = c->cap_stragglers ? c->cap_stragglers * 2 : 16;
+        struct workload **v = realloc(c->stragglers, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        c->stragglers = v;
+        c->cap_stragglers = cap;
+    }
+    c->stragglers[c->n_stragglers++] = w;
+    w->straggling = true;
     return 0;
 }
 

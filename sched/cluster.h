@@ -98,6 +98,7 @@ struct workload {
     uint32_t evictions;
     char reason[256]; /* why pending, last seen */
     bool queued;      /* in its CQ's pending list, or charged to it */
+    bool straggling;  /* admitted, with pods that still need a node */
     /* BestEffortFIFO parking: not retried until the CQ's requeue
      * generation moves past this value. */
     bool parked;
@@ -161,6 +162,9 @@ struct cluster {
     struct workload **fresh;
     size_t n_fresh, cap_fresh;
     bool queues_dirty; /* a Kueue object changed: rebuild everything */
+    /* Admitted workloads with pods that have no node yet. */
+    struct workload **stragglers;
+    size_t n_stragglers, cap_stragglers;
 };
 
 /* Lifecycle. */
@@ -179,6 +183,8 @@ int cluster_rebuild_queues(struct cluster *c);
 /* Brings queues up to date after a batch of cluster_add() calls: rebuilds
  * ClusterQueues when Kueue objects changed, else queues new workloads. */
 int cluster_sync(struct cluster *c);
+/* Records that admitted workload w has a pod without a node. */
+int cluster_mark_straggler(struct cluster *c, struct workload *w);
 /* Records a new workload for the next cluster_sync(). */
 int cluster_mark_fresh(struct cluster *c, struct workload *w);
 

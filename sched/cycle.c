@@ -68,7 +68,8 @@ static int nominate(struct ordo_cycle *cy, struct entry *e)
     e->borrowing = cy->borrowing;
     if (e->verdict != ORDO_OK) {
         e->mode = ORDO_QUOTA_NOFIT;
-        snprintf(e->reason, sizeof(e->reason), "%s: %s", qp->desc->name,
+        snprintf(e->reason, sizeof(e->reason), "%.63s: %.190s",
+                 qp->desc->name,
                  cy->reason[0] ? cy->reason : "quota plugin failed");
         return 0;
     }
@@ -282,6 +283,8 @@ static void bind_pods(struct ordo_cycle *cy, struct pod **pods,
             node_charge(nodes[i], pods[i], -1);
             pods[i]->node = NULL;
             pods[i]->state = PODSTATE_PENDING;
+            if (pods[i]->wl)
+                cluster_mark_straggler(cy->c, pods[i]->wl);
         }
     }
 }
@@ -443,24 +446,27 @@ static struct workload *queue_head(struct cq *q)
  * pod that failed to bind): placed within the admission. */
 static void place_stragglers(struct ordo_cycle *cy)
 {
-    struct workload *w, *tmp;
-    HASH_ITER(hh, cy->c->workloads, w, tmp)
-    {
-        if (w->state != WL_ADMITTED || !w->admitted_cq || !w->flavors)
-            continue;
+    struct cluster *c = cy->c;
+    size_t keep = 0;
+    for (size_t i = 0; i < c->n_stragglers; i++) {
+        struct workload *w = c->stragglers[i];
         bool any = false;
-        for (uint32_t ps = 0; ps < w->n_podsets && !any; ps++)
-            any = workload_pending_pods(w, ps) > 0;
-        if (!any)
-            continue;
-        struct pod **pods;
-        struct node **nodes;
-        size_t n;
-        cy->wl = w;
-        cy->assign = w->flavors;
-        if (place_gang(cy, w, true, &pods, &nodes, &n) == 0)
-            bind_pods(cy, pods, nodes, n);
+        if (w->state == WL_ADMITTED && w->admitted_cq && w->flavors) {
+            struct pod **pods;
+            struct node **nodes;
+            size_t n;
+            cy->wl = w;
+            cy->assign = w->flavors;
+            if (place_gang(cy, w, true, &pods, &nodes, &n) == 0)
+                bind_pods(cy, pods, nodes, n);
+            for (uint32_t ps = 0; ps < w->n_podsets && !any; ps++)
+                any = workload_pending_pods(w, ps) > 0;
+        }
+        w->straggling = any;
+        if (any)
+            c->stragglers[keep++] = w;
     }
+    c->n_stragglers = keep;
 }
 
 int cycle_run(struct scheduler *s)

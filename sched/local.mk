@@ -1,8 +1,9 @@
 # sched/local.mk - the ordo-scheduler daemon: command line, plugin loading,
 # and (as they land) workloads, queues, the cycle and the backends.
-bin_PROGRAMS += sched/ordo-scheduler
-sched_ordo_scheduler_SOURCES = \
-	%reldir%/main.c \
+# Everything but main.c is a convenience library, so that tests and
+# benchmarks drive the same code.
+noinst_LTLIBRARIES += sched/libordo-sched.la
+sched_libordo_sched_la_SOURCES = \
 	%reldir%/plugin_loader.c %reldir%/plugin_loader.h \
 	%reldir%/sched_config.c %reldir%/sched_config.h \
 	%reldir%/plugins.c %reldir%/plugins.h \
@@ -14,5 +15,9 @@ sched_ordo_scheduler_SOURCES = \
 	%reldir%/cycle.c %reldir%/cycle.h %reldir%/scheduler.h \
 	%reldir%/sim.c %reldir%/sim.h \
 	%reldir%/sim_report.c %reldir%/sim_plot.c
-sched_ordo_scheduler_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(YAML_CFLAGS)
-sched_ordo_scheduler_LDADD = core/libordo-core.la $(JSONC_LIBS) $(LIBS)
+sched_libordo_sched_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(YAML_CFLAGS)
+sched_libordo_sched_la_LIBADD = core/libordo-core.la $(JSONC_LIBS)
+
+bin_PROGRAMS += sched/ordo-scheduler
+sched_ordo_scheduler_SOURCES = %reldir%/main.c
+sched_ordo_scheduler_LDADD = sched/libordo-sched.la $(LIBS)

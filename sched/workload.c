@@ -312,6 +312,8 @@ int workload_add_pod(struct cluster *c, struct object *o)
         return 0; /* owner not (yet) known or not ours */
     if (wl_attach_pod(w, p) < 0)
         return -ENOMEM;
+    if (w->state == WL_ADMITTED && p->state == PODSTATE_PENDING)
+        return cluster_mark_straggler(c, w);
     if (p->state == PODSTATE_BOUND && w->state == WL_PENDING) {
         /* Running before Ordo started: admitted already; requeue_all
          * infers the flavors and charges the quota. */

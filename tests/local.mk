@@ -9,7 +9,8 @@ UNIT_TESTS = \
 	tests/unit/test_manifest \
 	tests/unit/test_log \
 	tests/unit/test_config \
-	tests/unit/test_sim_output
+	tests/unit/test_sim_output \
+	tests/unit/test_quota_tree
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -38,6 +39,9 @@ tests_unit_test_config_SOURCES = tests/unit/test_config.c \
 	sched/sched_config.c sched/sched_config.h
 tests_unit_test_config_LDADD = $(UNIT_LDADD)
 tests_unit_test_config_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_quota_tree_SOURCES = tests/unit/test_quota_tree.c
+tests_unit_test_quota_tree_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_quota_tree_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
 	sched/sim_report.c sched/sim_plot.c sched/sim.h
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
@@ -150,13 +154,15 @@ tests_plugins_test_resource_fit_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
 tests_plugins_test_resource_fit_CFLAGS = $(UNIT_CFLAGS)
 tests_plugins_test_resource_fit_LDADD = $(PLUGIN_TEST_LDADD)
 
-CLI_TESTS = tests/cli/test_cli.sh
+CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz
+EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
 	ORDO_TEST_DATA='$(abs_top_srcdir)/tests/data'; export ORDO_TEST_DATA; \
 	ORDO_SCHEDULER='$(abs_top_builddir)/sched/ordo-scheduler'; export ORDO_SCHEDULER; \
 	ORDO_ABI_FIXTURES='$(abs_top_builddir)/tests/abi/.libs'; export ORDO_ABI_FIXTURES; \
+	ORDO_SRCDIR='$(abs_top_srcdir)'; export ORDO_SRCDIR; \
+	ORDO_BUILD_PLUGIN_DIR='$(abs_top_builddir)/plugins/.libs'; export ORDO_BUILD_PLUGIN_DIR; \
 	ASAN_OPTIONS=detect_leaks=1; export ASAN_OPTIONS; \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS;
 
@@ -184,3 +190,14 @@ fuzz:
 	done
 .PHONY: fuzz
 CLEANFILES += $(addprefix tests/fuzz/fuzz_,$(FUZZ_TARGETS))
+
+# ---- benchmarks -----------------------------------------------------------
+# `make bench`: figures, never assertions on time. Meaningful in a build
+# without sanitizers (build/release).
+EXTRA_PROGRAMS = tests/bench/bench_cycle
+tests_bench_bench_cycle_SOURCES = tests/bench/bench_cycle.c
+tests_bench_bench_cycle_LDADD = sched/libordo-sched.la $(LIBS)
+CLEANFILES += tests/bench/bench_cycle
+bench: tests/bench/bench_cycle $(plugin_LTLIBRARIES)
+	./tests/bench/bench_cycle $(BENCH_ARGS)
+.PHONY: bench

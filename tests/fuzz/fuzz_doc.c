@@ -5,8 +5,10 @@
  * caught, walks every tree it gets, calling each getter on each node, and
  * frees it. Any violation of the documented invariants aborts: a failure
  * must come with a negative errno, a message and no doc; a tree must respect
- * DOC_MAX_DEPTH, hold no NULL pointers and no repeated map keys; JSON gives
- * at most one document, with line 0. Seeds live in tests/fuzz/corpus/doc/. */
+ * DOC_MAX_DEPTH, hold no NULL pointers and no repeated map keys (YAML refuses
+ * them, json-c keeps the last); JSON gives at most one document, with line 0,
+ * whose unquoted scalars are numbers, booleans or null as json-c wrote them.
+ * Seeds live in tests/fuzz/corpus/doc/. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -57,6 +59,8 @@ static void walk(const struct doc_node *n, unsigned level, bool json)
         (void)strlen(n->scalar);
         if (n->quoted)
             check(!is_null && strcmp(name, "string") == 0);
+        else if (json)
+            check(strcmp(name, "string") != 0);
         break;
     case DOC_SEQ:
     case DOC_MAP:

@@ -56,7 +56,8 @@ enum ordo_verdict {
     ORDO_SKIP = 1,          /* the plugin has no opinion */
     ORDO_UNSCHEDULABLE = 2, /* not now; preemption or waiting may help */
     ORDO_UNRESOLVABLE = 3,  /* never, whatever happens; skip preemption */
-    ORDO_ERROR = 4          /* the plugin failed; the host backs off */
+    ORDO_ERROR = 4          /* the plugin failed; the workload is not
+                               admitted this cycle and keeps the reason */
 };
 
 /* Opaque handles; see the ownership rules above. */
@@ -151,8 +152,8 @@ struct ordo_host {
 
     /* The plugin's own arguments from the scheduler configuration
      * (pluginConfig[].args), typed, with a default when absent. Return 0, or
-     * -EINVAL when present with the wrong type (the host already logged it
-     * at startup). */
+     * -EINVAL when present with the wrong type (the plugin says so; read
+     * arguments in init so that a bad one stops startup). */
     int (*config_int)(const struct ordo_plugin *p, const char *key,
                       int64_t def, int64_t *ret);
     int (*config_string)(const struct ordo_plugin *p, const char *key,
@@ -297,8 +298,10 @@ struct ordo_queue_ops {
 };
 
 struct ordo_quota_ops {
-    /* Called once per head per cycle, in the cycle's order, after earlier
-     * admissions of the same cycle were charged. Chooses flavors with
+    /* Called once per head at the start of each cycle (nomination), against
+     * the snapshot as it was before any admission of this cycle; the host
+     * re-checks a FIT against what earlier entries of the cycle took before
+     * it admits (Kueue's processEntry). Chooses flavors with
      * host->assign_flavor and sets *ret_mode; returns ORDO_OK when it
      * decided (whatever the mode), another verdict with a reason when it
      * could not. On NOFIT or PREEMPT, host->reason says why. */
@@ -327,8 +330,8 @@ struct ordo_place_ops {
                                 const struct ordo_workload *wl, uint32_t ps,
                                 const struct ordo_node *node);
     /* Optional. Called for nodes that passed every filter; writes 0..100
-     * (higher is better) into *ret_score. Out-of-range scores are an error
-     * for that plugin. */
+     * (higher is better) into *ret_score. An out-of-range score is ignored
+     * with a warning. */
     enum ordo_verdict (*score)(void *self, struct ordo_cycle *cy,
                                const struct ordo_workload *wl, uint32_t ps,
                                const struct ordo_node *node,

@@ -1,0 +1,255 @@
+/* test_quota_tree.c - Kueue's quota arithmetic over ClusterQueues and
+ * cohorts (sched/quota_tree.c): subtree quota, lending and borrowing
+ * limits, Available, PotentialAvailable, usage passed up past local quota,
+ * borrowing level, weighted shares, and cohort cycles. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "cluster.h"
+#include "manifest.h"
+#include "resid.h"
+#include "test_helpers.h"
+
+#define RF "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n" \
+           "metadata: {name: f}\n---\n"
+
+/* A ClusterQueue with one cpu quota on flavor f. */
+#define CQ(name, cohort, extra)                                               \
+    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"                \
+    "metadata: {name: " name "}\nspec:\n  cohortName: " cohort "\n"           \
+    "  resourceGroups:\n  - coveredResources: [cpu]\n"                        \
+    "    flavors: [{name: f, resources: [{name: cpu, " extra "}]}]\n---\n"
+
+struct fixture {
+    struct cluster c;
+};
+
+static struct cluster *load(struct fixture *fx, const char *yaml)
+{
+    struct manifest_set s;
+    manifest_set_init(&s);
+    assert_int_equal(manifest_load_buffer(&s, yaml, strlen(yaml), "t.yaml",
+                                          NULL, NULL),
+                     0);
+    cluster_init(&fx->c);
+    for (size_t i = 0; i < s.n; i++) {
+        assert_int_equal(cluster_add(&fx->c, s.objects[i]), 0);
+        s.objects[i] = NULL;
+    }
+    s.n = 0;
+    manifest_set_release(&s);
+    assert_int_equal(cluster_sync(&fx->c), 0);
+    return &fx->c;
+}
+
+static struct qnode *node_of(struct cluster *c, const char *cq)
+{
+    struct cq *q = cluster_cq(c, cq);
+    assert_non_null(q);
+    assert_non_null(q->qnode);
+    return q->qnode;
+}
+
+static int fr_cpu(struct cluster *c)
+{
+    int i = qtree_fr(&c->tree, cluster_flavor(c, "f"), resid_lookup("cpu"));
+    assert_true(i >= 0);
+    return i;
+}
+
+static void release(struct fixture *fx)
+{
+    cluster_release(&fx->c);
+}
+
+static void test_flat_cohort(void **state)
+{
+    struct fixture fx;
+    struct cluster *c = load(&fx, RF CQ("a", "co", "nominalQuota: 10")
+                                      CQ("b", "co", "nominalQuota: 10"));
+    struct qnode *a = node_of(c, "a"), *b = node_of(c, "b");
+    int i = fr_cpu(c);
+    assert_int_equal(a->parent->subtree[i], 20000);
+    assert_int_equal(qtree_available(a, i), 20000);
+    assert_int_equal(qtree_potential_available(a, i), 20000);
+    /* a takes 15: 5 of it borrowed from b's unused quota */
+    qtree_add_usage(a, i, 15000);
+    assert_int_equal(qnode_usage(a, i), 15000);
+    assert_int_equal(qnode_usage(a->parent, i), 15000);
+    assert_int_equal(qtree_available(a, i), 5000);
+    assert_int_equal(qtree_available(b, i), 5000);
+    assert_int_equal(qtree_borrowing_level(a, i, 1000), 1);
+    /* borrowing is about nominal quota, not about what is free now */
+    assert_int_equal(qtree_borrowing_level(b, i, 10000), 0);
+    assert_int_equal(qtree_borrowing_level(b, i, 10001), 1);
+    qtree_add_usage(a, i, -15000);
+    assert_int_equal(qnode_usage(a, i), 0);
+    assert_int_equal(qnode_usage(a->parent, i), 0);
+    release(&fx);
+}
+
+static void test_lending_limit(void **state)
+{
+    struct fixture fx;
+    struct cluster *c =
+        load(&fx, RF CQ("a", "co", "nominalQuota: 10, lendingLimit: 4")
+                     CQ("b", "co", "nominalQuota: 10"));
+    struct qnode *a = node_of(c, "a"), *b = node_of(c, "b");
+    int i = fr_cpu(c);
+    /* a keeps 6 for itself and lends 4 */
+    assert_int_equal(qnode_local_quota(a, i), 6000);
+    assert_int_equal(a->parent->subtree[i], 14000);
+    assert_int_equal(qtree_available(b, i), 14000);
+    assert_int_equal(qtree_potential_available(b, i), 14000);
+    assert_int_equal(qtree_available(a, i), 20000);
+    /* usage within a's local quota stays local */
+    qtree_add_usage(a, i, 5000);
+    assert_int_equal(qnode_usage(a->parent, i), 0);
+    assert_int_equal(qtree_available(b, i), 14000);
+    /* past it, the rest goes to the cohort */
+    qtree_add_usage(a, i, 3000);
+    assert_int_equal(qnode_usage(a->parent, i), 2000);
+    assert_int_equal(qtree_available(b, i), 12000);
+    qtree_add_usage(a, i, -3000);
+    assert_int_equal(qnode_usage(a->parent, i), 0);
+    release(&fx);
+}
+
+static void test_borrowing_limit(void **state)
+{
+    struct fixture fx;
+    struct cluster *c =
+        load(&fx, RF CQ("a", "co", "nominalQuota: 10, borrowingLimit: 2")
+                     CQ("b", "co", "nominalQuota: 10"));
+    struct qnode *a = node_of(c, "a");
+    int i = fr_cpu(c);
+    assert_int_equal(qtree_potential_available(a, i), 12000);
+    assert_int_equal(qtree_available(a, i), 12000);
+    qtree_add_usage(a, i, 11000);
+    assert_int_equal(qtree_available(a, i), 1000);
+    /* b using its quota leaves a only what is left in the cohort */
+    qtree_add_usage(node_of(c, "b"), i, 9000);
+    assert_int_equal(qtree_available(a, i), 0);
+    release(&fx);
+}
+
+static void test_no_cohort(void **state)
+{
+    struct fixture fx;
+    struct cluster *c = load(
+        &fx, RF "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+                "metadata: {name: solo}\nspec:\n  resourceGroups:\n"
+                "  - coveredResources: [cpu]\n    flavors: [{name: f, "
+                "resources: [{name: cpu, nominalQuota: 4}]}]\n");
+    struct qnode *n = node_of(c, "solo");
+    int i = fr_cpu(c);
+    assert_null(n->parent);
+    assert_int_equal(qtree_available(n, i), 4000);
+    qtree_add_usage(n, i, 3000);
+    assert_int_equal(qtree_available(n, i), 1000);
+    assert_int_equal(qtree_borrowing_level(n, i, 2000), 0);
+    release(&fx);
+}
+
+static void test_hierarchy(void **state)
+{
+    struct fixture fx;
+    struct cluster *c = load(
+        &fx, RF
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\n"
+        "metadata: {name: root}\nspec:\n  resourceGroups:\n"
+        "  - coveredResources: [cpu]\n    flavors: [{name: f, resources: "
+        "[{name: cpu, nominalQuota: 5}]}]\n---\n"
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\n"
+        "metadata: {name: team}\nspec: {parentName: root}\n---\n"
+        CQ("a", "team", "nominalQuota: 10") CQ("b", "team", "nominalQuota: 10")
+        CQ("c", "root", "nominalQuota: 10"));
+    struct qnode *a = node_of(c, "a"), *cc = node_of(c, "c");
+    int i = fr_cpu(c);
+    struct qnode *team = a->parent, *root = team->parent;
+    assert_string_equal(team->name, "team");
+    assert_string_equal(root->name, "root");
+    assert_int_equal(team->subtree[i], 20000);
+    assert_int_equal(root->subtree[i], 35000);
+    assert_int_equal(team->height, 1);
+    assert_int_equal(root->height, 2);
+    assert_int_equal(qtree_available(a, i), 35000);
+    qtree_add_usage(a, i, 25000);
+    assert_int_equal(qnode_usage(team, i), 25000);
+    assert_int_equal(qnode_usage(root, i), 25000);
+    assert_int_equal(qtree_available(cc, i), 10000);
+    /* within the team subtree: level 1; needing the root pool: level 2 */
+    qtree_add_usage(a, i, -25000);
+    qtree_add_usage(a, i, 10000);
+    assert_int_equal(qtree_borrowing_level(a, i, 5000), 1);
+    assert_int_equal(qtree_borrowing_level(a, i, 15000), 2);
+    release(&fx);
+}
+
+static void test_cycle(void **state)
+{
+    struct fixture fx;
+    struct cluster *c = load(
+        &fx, RF
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\n"
+        "metadata: {name: x}\nspec: {parentName: y}\n---\n"
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\n"
+        "metadata: {name: y}\nspec: {parentName: x}\n---\n"
+        CQ("a", "x", "nominalQuota: 10") CQ("ok", "z", "nominalQuota: 1"));
+    struct cq *a = cluster_cq(c, "a");
+    assert_false(a->active);
+    assert_contains(a->inactive_reason, "cycle");
+    assert_contains(a->inactive_reason, "x -> y");
+    /* other trees are not affected */
+    assert_true(cluster_cq(c, "ok")->active);
+    release(&fx);
+}
+
+static void test_weighted_share(void **state)
+{
+    struct fixture fx;
+    struct cluster *c =
+        load(&fx, RF CQ("a", "co", "nominalQuota: 10")
+                     CQ("b", "co", "nominalQuota: 10"));
+    struct qnode *a = node_of(c, "a"), *b = node_of(c, "b");
+    int i = fr_cpu(c);
+    bool borrowing;
+    qtree_add_usage(a, i, 15000);
+    /* borrows 5 of the 20 the cohort could lend: 250 per mille */
+    assert_int_equal(qtree_weighted_share(&c->tree, a, NULL, &borrowing), 250);
+    assert_true(borrowing);
+    assert_int_equal(qtree_weighted_share(&c->tree, b, NULL, &borrowing), 0);
+    assert_false(borrowing);
+    /* with a workload of 12 added, b would borrow 2: 100 per mille */
+    int64_t extra[8] = {0};
+    extra[i] = 12000;
+    assert_int_equal(qtree_weighted_share(&c->tree, b, extra, &borrowing), 100);
+    /* weight 2 halves it; weight 0 while borrowing is infinite */
+    a->weight_milli = 2000;
+    assert_int_equal(qtree_weighted_share(&c->tree, a, NULL, &borrowing), 125);
+    a->weight_milli = 0;
+    assert_int_equal(qtree_weighted_share(&c->tree, a, NULL, &borrowing),
+                     QUOTA_INF);
+    release(&fx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flat_cohort),
+        cmocka_unit_test(test_lending_limit),
+        cmocka_unit_test(test_borrowing_limit),
+        cmocka_unit_test(test_no_cohort),
+        cmocka_unit_test(test_hierarchy),
+        cmocka_unit_test(test_cycle),
+        cmocka_unit_test(test_weighted_share),
+    };
+    int r = cmocka_run_group_tests_name("quota_tree", tests, NULL, NULL);
+    resid_reset();
+    return r;
+}
