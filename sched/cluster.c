@@ -220,6 +220,9 @@ static int add_node(struct cluster *c, struct object *o)
     n->index = c->n_nodes;
     c->nodes_v[c->n_nodes++] = n;
     HASH_ADD_KEYPTR(hh, c->nodes, n->name, strlen(n->name), n);
+    /* New room: workloads parked for lack of it may fit now. */
+    for (uint32_t i = 0; i < c->n_cqs; i++)
+        c->cqs_v[i]->requeue_gen++;
     return 0;
 oom:
     if (n) {
@@ -288,6 +291,23 @@ static int add_cq(struct cluster *c, struct object *o)
     q->obj = o;
     HASH_ADD_KEYPTR(hh, c->cqs, q->name, strlen(q->name), q);
     return 0;
+}
+
+void cluster_pod_gone(struct cluster *c, struct pod *p)
+{
+    if (p->node && p->state == PODSTATE_BOUND)
+        node_charge(p->node, p, -1);
+    p->node = NULL;
+    p->state = PODSTATE_FAILED;
+    for (uint32_t i = 0; i < c->n_cqs; i++)
+        c->cqs_v[i]->requeue_gen++;
+    struct workload *w = p->wl;
+    if (!w || !w->evicting)
+        return;
+    for (size_t i = 0; i < w->n_pods; i++)
+        if (w->pods[i]->state == PODSTATE_BOUND)
+            return; /* still going */
+    workload_requeue_evicted(c, w);
 }
 
 int cluster_mark_straggler(struct cluster *c, struct workload *w)
@@ -417,12 +437,13 @@ void cq_charge(struct cq *q, const struct workload *wl, int sign)
                 int ri = cq_group_res_index(grp, s->req_ids[i]);
                 if (ri >= 0)
                     charge_slot(q, g, (uint32_t)fi, (uint32_t)ri,
-                                sign * (int64_t)s->count * s->req_milli[i]);
+                                sign * (int64_t)(s->count - s->reclaimable) *
+                                    s->req_milli[i]);
             }
             int pods = cq_group_res_index(grp, pods_id);
             if (pods >= 0)
                 charge_slot(q, g, (uint32_t)fi, (uint32_t)pods,
-                            sign * (int64_t)s->count * 1000);
+                            sign * (int64_t)(s->count - s->reclaimable) * 1000);
         }
     }
 }

@@ -70,6 +70,8 @@ enum wl_state {
 struct podset {
     char *name;
     uint32_t count;     /* pods admitted together */
+    uint32_t reclaimable; /* of count, no longer needed (Kueue's
+                             reclaimablePods): their quota is given back */
     uint32_t n_req;     /* resources of one pod */
     int32_t *req_ids;   /* resource ids */
     int64_t *req_milli; /* request of one pod */
@@ -88,6 +90,7 @@ struct workload {
     int64_t queue_ns;   /* queue-order time: creation or last eviction */
     uint32_t n_podsets;
     struct podset *podsets;
+    uint32_t group_total; /* pod group: pods it is made of */
     enum wl_state state;
     /* Admission: flavor per pod set per resource group of cq. */
     struct cq *admitted_cq;
@@ -99,6 +102,9 @@ struct workload {
     char reason[256]; /* why pending, last seen */
     bool queued;      /* in its CQ's pending list, or charged to it */
     bool straggling;  /* admitted, with pods that still need a node */
+    bool evicting;    /* preempted: its pods are going away */
+    bool preempting;  /* issued preemptions: first in line until admitted */
+    char evicted_by[128]; /* last preemptor, for the record */
     /* BestEffortFIFO parking: not retried until the CQ's requeue
      * generation moves past this value. */
     bool parked;
@@ -183,6 +189,11 @@ int cluster_rebuild_queues(struct cluster *c);
 /* Brings queues up to date after a batch of cluster_add() calls: rebuilds
  * ClusterQueues when Kueue objects changed, else queues new workloads. */
 int cluster_sync(struct cluster *c);
+/* A pod of ours ended (evicted or deleted): it leaves its node; when the
+ * last pod of an evicting workload is gone, the workload gives its quota
+ * back and queues again. */
+void cluster_pod_gone(struct cluster *c, struct pod *p);
+
 /* Records that admitted workload w has a pod without a node. */
 int cluster_mark_straggler(struct cluster *c, struct workload *w);
 /* Records a new workload for the next cluster_sync(). */

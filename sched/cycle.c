@@ -311,6 +311,7 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
     wl->admitted_ns = cy->c->now_ns;
     wl->has_admitted = true;
     wl->parked = false;
+    wl->preempting = false;
     wl->reason[0] = '\0';
     queue_remove(q, wl);
     cq_charge(q, wl, 1);
@@ -343,9 +344,193 @@ static void not_admitted(struct ordo_cycle *cy, struct entry *e)
           e->reason);
 }
 
+/* ---- preemption ------------------------------------------------------------- */
+
+static const struct qnode *tree_root(const struct qnode *n)
+{
+    for (int d = 0; n && n->parent && d < 64; d++)
+        n = n->parent;
+    return n;
+}
+
+/* Whether admitted workload w uses a (flavor, resource) in need. */
+static bool uses_needed(const struct qtree *t, const struct workload *w,
+                        const int64_t *need)
+{
+    const struct cq *q = w->admitted_cq;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
+        const struct podset *s = &w->podsets[ps];
+        for (uint32_t g = 0; g < q->n_groups; g++) {
+            const struct flavor *f = w->flavors[ps * q->n_groups + g];
+            for (uint32_t i = 0; f && i < s->n_req; i++) {
+                int fr = qtree_fr(t, f, s->req_ids[i]);
+                if (fr >= 0 && need[fr] > 0)
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Takes (sign -1) or gives back (+1) the victims' quota and node usage. */
+static void victims_charge(struct workload **v, uint32_t n, int sign)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        cq_charge(v[k]->admitted_cq, v[k], sign);
+        for (size_t i = 0; i < v[k]->n_pods; i++) {
+            struct pod *p = v[k]->pods[i];
+            if (p->state == PODSTATE_BOUND && p->node)
+                node_charge(p->node, p, sign);
+        }
+    }
+}
+
+/* The host's check before any eviction: with the victims gone, the
+ * preemptor fits its quota and its pods fit on nodes. Nothing changes. */
+static bool preemption_helps(struct ordo_cycle *cy, struct entry *e,
+                             struct workload **v, uint32_t n)
+{
+    char why[256];
+    struct pod **pods;
+    struct node **nodes;
+    size_t np;
+    victims_charge(v, n, -1);
+    bool ok = quota_recheck(cy, e, why, sizeof(why));
+    if (ok) {
+        cy->wl = e->wl;
+        cy->assign = e->assign;
+        int r = place_gang(cy, e->wl, false, &pods, &nodes, &np);
+        ok = r == 0;
+        for (size_t k = 0; ok && k < np; k++)
+            node_charge(nodes[k], pods[k], -1);
+        if (r > 0)
+            snprintf(e->reason, sizeof(e->reason),
+                     "preempting would free quota but not room on nodes: "
+                     "%.180s",
+                     cy->reason);
+    } else {
+        snprintf(e->reason, sizeof(e->reason),
+                 "the chosen victims would not free enough quota");
+    }
+    victims_charge(v, n, 1);
+    return ok;
+}
+
+static void evict(struct ordo_cycle *cy, struct workload *victim,
+                  const struct workload *preemptor)
+{
+    snprintf(victim->evicted_by, sizeof(victim->evicted_by), "%s",
+             preemptor->key);
+    victim->evicting = true;
+    cy->s->evictions++;
+    LOG_V(2, "preempting workload wl=\"%s\" for=\"%s\"", victim->key,
+          preemptor->key);
+    /* Pods leave through the backend; the last one gone requeues it. */
+    for (size_t i = 0; i < victim->n_pods && victim->evicting; i++) {
+        struct pod *p = victim->pods[i];
+        if (p->state != PODSTATE_BOUND)
+            continue;
+        int r = cy->s->backend->evict
+                    ? cy->s->backend->evict(cy->s->backend_data, p)
+                    : -ENOTSUP;
+        if (r < 0)
+            LOG_E("evicting pod %s failed: %s", p->key, strerror(-r));
+    }
+}
+
+/* A PREEMPT entry: asks the PREEMPT plugin for victims among the admitted
+ * workloads of the preemptor's cohort tree, checks the answer, and evicts.
+ * Returns 1 when the preemptor now waits for its victims, 0 when nothing
+ * was done (e->reason says why), or a negative errno. */
+static int try_preempt(struct ordo_cycle *cy, struct entry *e)
+{
+    struct ordo_plugin *pp = cy->s->plugins.preempt;
+    struct cluster *c = cy->c;
+    if (!pp) {
+        snprintf(e->reason + strlen(e->reason),
+                 sizeof(e->reason) - strlen(e->reason),
+                 "%spreemption is not configured", e->reason[0] ? "; " : "");
+        return 0;
+    }
+    if (!e->usage && !entry_usage(cy, e, e->reason, sizeof(e->reason)))
+        return 0;
+    const struct qnode *root = tree_root(e->wl->cq->qnode);
+    size_t cap = HASH_COUNT(c->workloads);
+    struct workload **cands = arena_calloc(cy->scratch, cap + 1, sizeof(*cands));
+    uint32_t *picked = arena_calloc(cy->scratch, cap + 1, sizeof(*picked));
+    if (!cands || !picked)
+        return -ENOMEM;
+    uint32_t n = 0;
+    struct workload *w, *tmp;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    {
+        if (w->state == WL_ADMITTED && w->admitted_cq && w->flavors &&
+            w->admitted_cq->qnode && tree_root(w->admitted_cq->qnode) == root &&
+            uses_needed(&c->tree, w, e->usage))
+            cands[n++] = w;
+    }
+    if (n == 0)
+        return 0;
+    uint32_t nv = 0;
+    cy->wl = e->wl;
+    cy->assign = e->assign;
+    cy->need = e->usage;
+    cy->sim_removed = 0;
+    cy->reason[0] = '\0';
+    enum ordo_verdict v = sanitize_verdict(pp->desc->preempt->select_victims(
+        pp->self, cy, (const struct ordo_workload *)e->wl,
+        (const struct ordo_workload *const *)cands, n, picked, &nv));
+    cy->need = NULL;
+    if (cy->sim_removed != 0) {
+        /* The plugin left what-if removals behind: rebuild usage. */
+        LOG_E("plugin %s left %d what-if removals; quota usage rebuilt",
+              pp->desc->name, cy->sim_removed);
+        cluster_rebuild_queues(c);
+        v = ORDO_ERROR;
+    }
+    if (v != ORDO_OK || nv == 0) {
+        if (cy->reason[0])
+            snprintf(e->reason, sizeof(e->reason), "%.63s: %.190s",
+                     pp->desc->name, cy->reason);
+        return 0;
+    }
+    struct workload **victims = arena_calloc(cy->scratch, nv, sizeof(*victims));
+    if (!victims)
+        return -ENOMEM;
+    for (uint32_t k = 0; k < nv; k++) {
+        if (picked[k] >= n || cands[picked[k]] == NULL) {
+            snprintf(e->reason, sizeof(e->reason),
+                     "plugin %s chose a victim that is not a candidate (or "
+                     "twice)",
+                     pp->desc->name);
+            return 0;
+        }
+        victims[k] = cands[picked[k]];
+        cands[picked[k]] = NULL;
+    }
+    if (!preemption_helps(cy, e, victims, nv))
+        return 0;
+    size_t len = 0;
+    len += (size_t)snprintf(e->reason, sizeof(e->reason),
+                            "waiting for %u preempted workload(s) to go:", nv);
+    for (uint32_t k = 0; k < nv; k++) {
+        if (len < sizeof(e->reason))
+            len += (size_t)snprintf(e->reason + len, sizeof(e->reason) - len,
+                                    " %s", victims[k]->key);
+        if (!victims[k]->evicting)
+            evict(cy, victims[k], e->wl);
+    }
+    e->wl->preempting = true;
+    return 1;
+}
+
 static int cmp_entries(const void *a, const void *b)
 {
     const struct entry *x = a, *y = b;
+    /* A workload that issued preemptions goes first, so that what it freed
+     * is not taken by another. */
+    if (x->wl->preempting != y->wl->preempting)
+        return x->wl->preempting ? -1 : 1;
     if (x->borrowing != y->borrowing)
         return x->borrowing > y->borrowing ? 1 : -1;
     if (x->wl->priority != y->wl->priority)
@@ -366,6 +551,8 @@ struct fs_pick {
 /* Whether a goes before b at one cohort level. */
 static bool fs_better(const struct fs_pick *a, const struct fs_pick *b)
 {
+    if (a->e->wl->preempting != b->e->wl->preempting)
+        return a->e->wl->preempting;
     if (a->borrowing != b->borrowing)
         return !a->borrowing;
     if (a->share != b->share)
@@ -514,6 +701,18 @@ int cycle_run(struct scheduler *s)
     for (size_t i = 0; i < n; i++) {
         struct entry *e = fair ? fs_next(&cy, entries, n) : &entries[i];
         e->done = true;
+        if (e->mode == ORDO_QUOTA_PREEMPT) {
+            r = try_preempt(&cy, e);
+            if (r < 0)
+                goto out;
+            if (r > 0) {
+                /* Waits at the head of its queue for its victims. */
+                workload_set_reason(e->wl, "%s", e->reason);
+                r = 0;
+                continue;
+            }
+            e->wl->preempting = false;
+        }
         if (e->mode != ORDO_QUOTA_FIT) {
             not_admitted(&cy, e);
             continue;
@@ -587,11 +786,11 @@ int scheduler_run(struct scheduler *s)
         if (r < 0)
             return r;
         assign_queue_plugins(s);
-        uint64_t parked = s->parked;
+        uint64_t parked = s->parked, evictions = s->evictions;
         r = cycle_run(s);
         if (r < 0)
             return r;
-        if (r == 0 && s->parked == parked)
+        if (r == 0 && s->parked == parked && s->evictions == evictions)
             return total;
         total += r;
     }

@@ -15,6 +15,8 @@ struct ordo_cycle {
     struct workload *wl;   /* the entry being decided */
     struct flavor **assign; /* [ps * n_groups + g] for wl->cq */
     uint32_t borrowing; /* level the QUOTA plugin reported */
+    const int64_t *need; /* preemption: what the preemptor takes, per FR */
+    int sim_removed;     /* what-if removals not yet put back */
     char reason[256];
 };
 

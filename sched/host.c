@@ -536,6 +536,139 @@ static bool host_fair_sharing(struct ordo_cycle *cy)
     return cy && cy->s->config && cy->s->config->fair_sharing;
 }
 
+/* ---- preemption ---------------------------------------------------------- */
+
+static const struct ordo_cq *host_wl_admitted_cq(const struct ordo_workload *wl)
+{
+    const struct workload *w = WL(wl);
+    return w->state == WL_ADMITTED ? (const struct ordo_cq *)w->admitted_cq
+                                   : NULL;
+}
+
+static int64_t host_wl_admitted_time(const struct ordo_workload *wl)
+{
+    return WL(wl)->admitted_ns;
+}
+
+static bool host_wl_evicting(const struct ordo_workload *wl)
+{
+    return WL(wl)->evicting;
+}
+
+static bool host_cq_same(const struct ordo_cq *a, const struct ordo_cq *b)
+{
+    return a == b;
+}
+
+static bool host_cq_over_nominal_for(struct ordo_cycle *cy,
+                                     const struct ordo_cq *cq)
+{
+    const struct qnode *n = CQ(cq)->qnode;
+    if (!cy || !cy->need || !n)
+        return false;
+    for (uint32_t i = 0; i < cy->c->tree.n_fr; i++)
+        if (cy->need[i] > 0 && qnode_usage(n, (int)i) > n->nominal[i])
+            return true;
+    return false;
+}
+
+static void host_sim_remove(struct ordo_cycle *cy, const struct ordo_workload *wl)
+{
+    struct workload *w = (struct workload *)WL(wl);
+    if (!cy || w->state != WL_ADMITTED || !w->admitted_cq)
+        return;
+    cq_charge(w->admitted_cq, w, -1);
+    cy->sim_removed++;
+}
+
+static void host_sim_restore(struct ordo_cycle *cy,
+                             const struct ordo_workload *wl)
+{
+    struct workload *w = (struct workload *)WL(wl);
+    if (!cy || w->state != WL_ADMITTED || !w->admitted_cq)
+        return;
+    cq_charge(w->admitted_cq, w, 1);
+    cy->sim_removed--;
+}
+
+static bool host_preemptor_fits(struct ordo_cycle *cy, bool allow_borrowing)
+{
+    if (!cy || !cy->need || !cy->wl || !cy->wl->cq || !cy->wl->cq->qnode)
+        return false;
+    const struct qnode *n = cy->wl->cq->qnode;
+    for (uint32_t i = 0; i < cy->c->tree.n_fr; i++) {
+        int64_t need = cy->need[i];
+        if (need <= 0)
+            continue;
+        if (need > qtree_available(n, (int)i))
+            return false;
+        if (!allow_borrowing && qnode_usage(n, (int)i) + need > n->nominal[i])
+            return false;
+    }
+    return true;
+}
+
+/* The ancestor of n directly under lca (n itself when its parent is lca). */
+static const struct qnode *child_under(const struct qnode *n,
+                                       const struct qnode *lca)
+{
+    for (int d = 0; n && n->parent != lca && d < 64; d++)
+        n = n->parent;
+    return n;
+}
+
+static const struct qnode *lowest_common(const struct qnode *a,
+                                         const struct qnode *b)
+{
+    for (const struct qnode *x = a; x; x = x->parent)
+        for (const struct qnode *y = b; y; y = y->parent)
+            if (x == y)
+                return x;
+    return NULL;
+}
+
+static int64_t host_fs_preemptor_share(struct ordo_cycle *cy,
+                                       const struct ordo_cq *target)
+{
+    if (!cy || !cy->wl || !cy->wl->cq->qnode || !CQ(target)->qnode)
+        return 0;
+    const struct qnode *p = cy->wl->cq->qnode, *t = CQ(target)->qnode;
+    const struct qnode *lca = lowest_common(p, t);
+    bool borrowing;
+    if (!lca)
+        return 0;
+    const struct qnode *side = p == lca ? p : child_under(p, lca);
+    return qtree_weighted_share(&cy->c->tree, side, cy->need, &borrowing);
+}
+
+static int64_t host_fs_target_share(struct ordo_cycle *cy,
+                                    const struct ordo_cq *target)
+{
+    if (!cy || !cy->wl || !cy->wl->cq->qnode || !CQ(target)->qnode)
+        return 0;
+    const struct qnode *p = cy->wl->cq->qnode, *t = CQ(target)->qnode;
+    const struct qnode *lca = lowest_common(p, t);
+    bool borrowing;
+    if (!lca)
+        return 0;
+    const struct qnode *side = t == lca ? t : child_under(t, lca);
+    return qtree_weighted_share(&cy->c->tree, side, NULL, &borrowing);
+}
+
+static uint32_t host_fs_strategies(struct ordo_cycle *cy, uint32_t ret[2])
+{
+    const struct sched_config *cfg = cy ? cy->s->config : NULL;
+    if (!cfg) {
+        ret[0] = 1;
+        ret[1] = 2;
+        return 2;
+    }
+    uint32_t n = (uint32_t)cfg->n_fs_strategies;
+    for (uint32_t i = 0; i < n && i < 2; i++)
+        ret[i] = cfg->fs_strategies[i];
+    return n;
+}
+
 static const struct ordo_host host = {
     .abi_major = ORDO_ABI_MAJOR,
     .abi_minor = ORDO_ABI_MINOR,
@@ -590,6 +723,17 @@ static const struct ordo_host host = {
     .cq_fungibility = host_cq_fungibility,
     .cq_preemption = host_cq_preemption,
     .fair_sharing = host_fair_sharing,
+    .wl_admitted_cq = host_wl_admitted_cq,
+    .wl_admitted_time = host_wl_admitted_time,
+    .wl_evicting = host_wl_evicting,
+    .cq_same = host_cq_same,
+    .cq_over_nominal_for = host_cq_over_nominal_for,
+    .sim_remove = host_sim_remove,
+    .sim_restore = host_sim_restore,
+    .preemptor_fits = host_preemptor_fits,
+    .fs_preemptor_share = host_fs_preemptor_share,
+    .fs_target_share = host_fs_target_share,
+    .fs_strategies = host_fs_strategies,
 };
 
 const struct ordo_host *host_table(void)

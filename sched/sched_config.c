@@ -31,7 +31,8 @@ static const char *const queue_fields[] = {"strictFIFO", "bestEffortFIFO",
                                            NULL};
 static const char *const place_fields[] = {"name", "weight", NULL};
 static const char *const plugin_config_fields[] = {"name", "args", NULL};
-static const char *const fair_sharing_fields[] = {"enable", NULL};
+static const char *const fair_sharing_fields[] = {"enable",
+                                                   "preemptionStrategies", NULL};
 
 /* What the validators share: the file name for messages and the error. */
 struct cfg_ctx {
@@ -391,6 +392,32 @@ static int load_fair_sharing(const struct cfg_ctx *c,
     if (en && doc_get_bool(en, &cfg->fair_sharing) < 0)
         return cfg_fail(c, en, "fairSharing.enable",
                         "expected a boolean, got a %s", doc_type_name(en));
+    /* Kueue's allowed lists: one strategy, or both in this order. */
+    const struct doc_node *ps = field_get(fs, "preemptionStrategies");
+    if (!ps)
+        return 0;
+    if ((r = want_type(c, ps, "fairSharing.preemptionStrategies", DOC_SEQ)) < 0)
+        return r;
+    if (ps->n < 1 || ps->n > 2)
+        return cfg_fail(c, ps, "fairSharing.preemptionStrategies",
+                        "must list 1 or 2 strategies, got %zu", ps->n);
+    for (size_t i = 0; i < ps->n; i++) {
+        const char *v = NULL;
+        if (doc_get_string(ps->items[i], &v) < 0 || !v ||
+            (strcmp(v, "LessThanOrEqualToFinalShare") != 0 &&
+             strcmp(v, "LessThanInitialShare") != 0))
+            return cfg_fail(c, ps->items[i], "fairSharing.preemptionStrategies",
+                            "unsupported value \"%s\" (one of: "
+                            "LessThanOrEqualToFinalShare, LessThanInitialShare)",
+                            v ? v : "");
+        cfg->fs_strategies[i] =
+            strcmp(v, "LessThanOrEqualToFinalShare") == 0 ? 1 : 2;
+    }
+    if (ps->n == 2 && (cfg->fs_strategies[0] != 1 || cfg->fs_strategies[1] != 2))
+        return cfg_fail(c, ps, "fairSharing.preemptionStrategies",
+                        "two strategies must be [LessThanOrEqualToFinalShare, "
+                        "LessThanInitialShare]");
+    cfg->n_fs_strategies = ps->n;
     return 0;
 }
 
@@ -432,6 +459,9 @@ void config_init_defaults(struct sched_config *cfg)
     cfg->place[0].name = DEFAULT_PLACE;
     cfg->place[0].weight = 1;
     cfg->fair_sharing = false;
+    cfg->n_fs_strategies = 2;
+    cfg->fs_strategies[0] = 1; /* LessThanOrEqualToFinalShare */
+    cfg->fs_strategies[1] = 2; /* LessThanInitialShare */
 }
 
 /* Finishes a load: keeps doc in cfg and validates it, or releases cfg on

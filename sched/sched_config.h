@@ -16,6 +16,7 @@
  *     args: {scoringStrategy: LeastAllocated}
  *   fairSharing:
  *     enable: false
+ *     preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]
  *
  * The file (YAML or JSON) holds exactly one document. apiVersion and kind
  * are required and must be exactly as shown; every other field is optional
@@ -68,6 +69,10 @@ struct sched_config {
     size_t n_args;
     struct config_plugin_args *args; /* owned */
     bool fair_sharing;               /* fairSharing.enable, default false */
+    /* fairSharing.preemptionStrategies: 1 = LessThanOrEqualToFinalShare,
+     * 2 = LessThanInitialShare; default both, in that order. */
+    uint32_t fs_strategies[2];
+    size_t n_fs_strategies;
 };
 
 /* Fills cfg with the defaults (no file). String fields point to static

@@ -16,6 +16,9 @@
 struct backend_ops {
     /* Binds pod p to node n (the pod is already assumed there). */
     int (*bind)(void *data, struct pod *p, struct node *n);
+    /* Evicts pod p of a preempted workload: the backend removes it from
+     * its node and reports the pod gone with cluster_pod_gone(). */
+    int (*evict)(void *data, struct pod *p);
 };
 
 struct scheduler {
@@ -27,6 +30,7 @@ struct scheduler {
     uint64_t cycles;
     uint64_t admissions;
     uint64_t parked; /* heads parked by BestEffortFIFO, ever */
+    uint64_t evictions;
 };
 
 /* Sets up the scheduler with started plugins; the cluster starts empty. */

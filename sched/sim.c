@@ -216,6 +216,16 @@ static uint32_t podset_target(const struct workload *w, uint32_t ps)
 
 static int sim_add(struct sim *sm, struct object *o);
 
+/* Pods of pod set ps that will never be needed again: count minus the
+ * completions still to come. */
+static uint32_t podset_reclaimable(const struct workload *w, uint32_t ps)
+{
+    uint32_t active, succeeded, target = podset_target(w, ps);
+    podset_counts(w, ps, &active, &succeeded);
+    uint32_t left = succeeded < target ? target - succeeded : 0;
+    return left < w->podsets[ps].count ? w->podsets[ps].count - left : 0;
+}
+
 /* The Job/JobSet controller: keeps `count` pods running until the pod set
  * has its completions; a finished workload releases its quota. */
 static int reconcile(struct sim *sm, struct workload *w)
@@ -261,6 +271,21 @@ static int reconcile(struct sim *sm, struct workload *w)
             active++;
         }
     }
+    /* Kueue's reclaimablePods: pods of an admitted Job that will not run
+     * again (its last wave is smaller) give their quota back. */
+    if (w->state == WL_ADMITTED && w->admitted_cq) {
+        bool changed = false;
+        for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+            changed |= podset_reclaimable(w, ps) != w->podsets[ps].reclaimable;
+        if (changed) {
+            cq_charge(w->admitted_cq, w, -1);
+            for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+                w->podsets[ps].reclaimable = podset_reclaimable(w, ps);
+            cq_charge(w->admitted_cq, w, 1);
+            for (uint32_t i = 0; i < sm->s.cluster.n_cqs; i++)
+                sm->s.cluster.cqs_v[i]->requeue_gen++;
+        }
+    }
     if (done && w->n_pods > 0) {
         workload_finish(&sm->s.cluster, w);
         LOG_V(2, "workload finished wl=\"%s\"", w->key);
@@ -299,7 +324,18 @@ static int sim_bind(void *data, struct pod *p, struct node *n)
     return pod_started(sm, p);
 }
 
-static const struct backend_ops sim_backend = {.bind = sim_bind};
+/* The kubelet deletes an evicted pod at once; its Job controller makes a
+ * new one at the next reconcile. */
+static int sim_evict(void *data, struct pod *p)
+{
+    struct sim *sm = data;
+    LOG_V(3, "evict pod=\"%s\"", p->key);
+    cluster_pod_gone(&sm->s.cluster, p);
+    return 0;
+}
+
+static const struct backend_ops sim_backend = {.bind = sim_bind,
+                                               .evict = sim_evict};
 
 /* Files an object in the cluster at the current time. */
 static int sim_add(struct sim *sm, struct object *o)
@@ -308,10 +344,10 @@ static int sim_add(struct sim *sm, struct object *o)
     char key[512];
     enum object_kind kind = o->kind;
     object_key(o, key, sizeof(key));
-    if (!o->meta.has_creation || o->meta.creation_ns < c->now_ns) {
-        o->meta.has_creation = true;
-        o->meta.creation_ns = c->now_ns;
-    }
+    /* Virtual time: an object is created when it arrives, whatever
+     * creationTimestamp an exported manifest carries. */
+    o->meta.has_creation = true;
+    o->meta.creation_ns = c->now_ns;
     int r = cluster_add(c, o);
     if (r == -EEXIST) {
         LOG_W("%s %s exists already; the second one is ignored",

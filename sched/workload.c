@@ -107,7 +107,7 @@ static struct workload *wl_new(struct cluster *c, const char *key,
         return NULL;
     w->key = strdup(key);
     w->ns = strdup(top->meta.namespace_ ? top->meta.namespace_ : "default");
-    w->podsets = calloc(n_podsets, sizeof(*w->podsets));
+    w->podsets = calloc(n_podsets ? n_podsets : 1, sizeof(*w->podsets));
     w->kind = kind;
     w->top = top;
     w->n_podsets = n_podsets;
@@ -234,25 +234,86 @@ static struct workload *wl_for_pod(struct cluster *c, struct pod *p, int *ret)
     struct workload *w = find_wl(c, key);
     if (w)
         return w;
-    uint32_t count = 1;
+    uint32_t total = 1;
     if (group) {
         const char *n = strmap_get(&o->meta.annotations, ANNOT_POD_GROUP_COUNT);
         char *end;
         long v = n ? strtol(n, &end, 10) : 1;
-        count = n && *end == '\0' && v > 0 && v <= 100000 ? (uint32_t)v : 1;
+        total = n && *end == '\0' && v > 0 && v <= 100000 ? (uint32_t)v : 1;
     }
-    w = wl_new(c, key, group ? WL_POD_GROUP : WL_POD, p->obj, 1);
-    if (!w || podset_init(&w->podsets[0], "main", count, &o->u.pod.spec) < 0) {
+    /* A pod group's pod sets are made as its pods arrive, one per pod
+     * shape (podset_for_pod); a single pod is one pod set of one. */
+    w = wl_new(c, key, group ? WL_POD_GROUP : WL_POD, p->obj, group ? 0 : 1);
+    if (!w ||
+        (!group && podset_init(&w->podsets[0], "main", 1, &o->u.pod.spec) < 0)) {
         workload_free(w);
         *ret = -ENOMEM;
         return NULL;
     }
+    w->group_total = total;
     w->priority = resolve_priority(c, o, &o->u.pod.spec);
     if (wl_insert(c, w) < 0) {
         *ret = -ENOMEM;
         return NULL;
     }
     return w;
+}
+
+/* Whether two pods of a group have the same shape (Kueue's role hash,
+ * reduced to what scheduling uses): requests, node selector, required
+ * affinity and tolerations. */
+static bool same_shape(const struct pod_spec *a, const struct pod_spec *b)
+{
+    if (resource_list_cmp(&a->requests, &b->requests) != 0 ||
+        a->node_selector.n != b->node_selector.n ||
+        a->n_tolerations != b->n_tolerations ||
+        !a->required_affinity != !b->required_affinity)
+        return false;
+    for (size_t i = 0; i < a->node_selector.n; i++) {
+        const char *v = strmap_get(&b->node_selector, a->node_selector.items[i].key);
+        if (!v || strcmp(v, a->node_selector.items[i].value) != 0)
+            return false;
+    }
+    for (size_t i = 0; i < a->n_tolerations; i++) {
+        const struct toleration *x = &a->tolerations[i], *y = &b->tolerations[i];
+        if (strcmp(x->key, y->key) || strcmp(x->value, y->value) ||
+            x->op != y->op || x->effect != y->effect)
+            return false;
+    }
+    return true;
+}
+
+/* Puts a pod of a group in the pod set of its shape, making one when it is
+ * the first of its shape (while the group is pending). */
+static int podset_for_pod(struct workload *w, struct pod *p)
+{
+    const struct pod_spec *spec = &p->obj->u.pod.spec;
+    for (uint32_t i = 0; i < w->n_podsets; i++) {
+        if (same_shape(w->podsets[i].spec, spec)) {
+            p->podset = i;
+            if (w->state == WL_PENDING)
+                w->podsets[i].count++;
+            return 0;
+        }
+    }
+    if (w->state != WL_PENDING) {
+        p->podset = 0; /* shapes are fixed once admitted */
+        return 0;
+    }
+    struct podset *v = realloc(w->podsets, (w->n_podsets + 1) * sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    w->podsets = v;
+    memset(&v[w->n_podsets], 0, sizeof(*v));
+    char name[32];
+    if (w->n_podsets == 0)
+        snprintf(name, sizeof(name), "main");
+    else
+        snprintf(name, sizeof(name), "main-%u", w->n_podsets + 1);
+    if (podset_init(&v[w->n_podsets], name, 1, spec) < 0)
+        return -ENOMEM;
+    p->podset = w->n_podsets++;
+    return 0;
 }
 
 int workload_add_pod(struct cluster *c, struct object *o)
@@ -310,6 +371,8 @@ int workload_add_pod(struct cluster *c, struct object *o)
         return r;
     if (!w)
         return 0; /* owner not (yet) known or not ours */
+    if (w->kind == WL_POD_GROUP && podset_for_pod(w, p) < 0)
+        return -ENOMEM;
     if (wl_attach_pod(w, p) < 0)
         return -ENOMEM;
     if (w->state == WL_ADMITTED && p->state == PODSTATE_PENDING)
@@ -343,6 +406,9 @@ uint32_t workload_pending_pods(const struct workload *w, uint32_t ps)
 
 bool workload_ready(const struct workload *w)
 {
+    /* A pod group is complete when all its pods exist. */
+    if (w->kind == WL_POD_GROUP && w->n_pods < w->group_total)
+        return false;
     for (uint32_t ps = 0; ps < w->n_podsets; ps++)
         if (workload_pending_pods(w, ps) < w->podsets[ps].count)
             return false;
@@ -496,6 +562,29 @@ int workload_enqueue(struct cluster *c, struct workload *w)
     w->cq = q;
     w->queued = true;
     return queue_push(q, w);
+}
+
+void workload_requeue_evicted(struct cluster *c, struct workload *w)
+{
+    if (w->state == WL_ADMITTED && w->admitted_cq) {
+        cq_charge(w->admitted_cq, w, -1);
+        if (w->admitted_cq->n_admitted)
+            w->admitted_cq->n_admitted--;
+    }
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        w->podsets[ps].reclaimable = 0;
+    w->state = WL_PENDING;
+    w->evicting = false;
+    w->admitted_cq = NULL;
+    w->queued = false;
+    w->parked = false;
+    w->evictions++;
+    free(w->flavors);
+    w->flavors = NULL;
+    workload_set_reason(w, "evicted: preempted by %s", w->evicted_by);
+    workload_enqueue(c, w);
+    for (uint32_t i = 0; i < c->n_cqs; i++)
+        c->cqs_v[i]->requeue_gen++;
 }
 
 void workload_finish(struct cluster *c, struct workload *w)

@@ -49,6 +49,10 @@ uint32_t workload_pending_pods(const struct workload *w, uint32_t ps);
 void workload_set_reason(struct workload *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* An evicted workload whose pods are gone: releases its quota, clears its
+ * admission and queues it again (keeping its creation time for order). */
+void workload_requeue_evicted(struct cluster *c, struct workload *w);
+
 /* Marks the workload finished and releases its quota. */
 void workload_finish(struct cluster *c, struct workload *w);
 

@@ -278,6 +278,42 @@ struct ordo_host {
                               enum ordo_preemption_field field);
     /* Whether fair sharing is on (fairSharing.enable). */
     bool (*fair_sharing)(struct ordo_cycle *cy);
+
+    /* Preemption (PREEMPT plugins). The workload being decided is the
+     * preemptor; candidates are admitted workloads of its cohort tree. */
+    /* The ClusterQueue a workload is admitted to (NULL when pending). */
+    const struct ordo_cq *(*wl_admitted_cq)(const struct ordo_workload *wl);
+    /* When it was last admitted, ns (candidates: most recent first). */
+    int64_t (*wl_admitted_time)(const struct ordo_workload *wl);
+    /* Whether it is being evicted already (its pods are going away). */
+    bool (*wl_evicting)(const struct ordo_workload *wl);
+    /* Whether two ClusterQueues are the same. */
+    bool (*cq_same)(const struct ordo_cq *a, const struct ordo_cq *b);
+    /* Whether cq uses more than its nominal quota on a (flavor, resource)
+     * the preemptor's assignment needs: only then may it give quota back. */
+    bool (*cq_over_nominal_for)(struct ordo_cycle *cy,
+                                const struct ordo_cq *cq);
+    /* What-if: remove (or put back) a candidate's quota usage in this
+     * cycle's snapshot. Every removal must be put back before the op
+     * returns; the host checks. */
+    void (*sim_remove)(struct ordo_cycle *cy, const struct ordo_workload *wl);
+    void (*sim_restore)(struct ordo_cycle *cy,
+                        const struct ordo_workload *wl);
+    /* Whether the preemptor's assignment fits the snapshot as it is now:
+     * every (flavor, resource) within Available, and, without
+     * allow_borrowing, within nominal quota too. */
+    bool (*preemptor_fits)(struct ordo_cycle *cy, bool allow_borrowing);
+    /* The preemptor's share and a candidate's ClusterQueue share (fair
+     * sharing), computed at the children of their lowest common ancestor,
+     * with the preemptor's workload added on its side. */
+    int64_t (*fs_preemptor_share)(struct ordo_cycle *cy,
+                                  const struct ordo_cq *target);
+    int64_t (*fs_target_share)(struct ordo_cycle *cy,
+                               const struct ordo_cq *target);
+    /* The fair sharing preemption strategies configured, in order
+     * (1 = LessThanOrEqualToFinalShare, 2 = LessThanInitialShare); returns
+     * how many (at most 2) were written into ret. */
+    uint32_t (*fs_strategies)(struct ordo_cycle *cy, uint32_t ret[2]);
 };
 
 /* ---- op tables, one per kind ---------------------------------------------
