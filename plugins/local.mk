@@ -22,3 +22,8 @@ plugin_LTLIBRARIES += plugins/place_resource_fit.la
 plugins_place_resource_fit_la_SOURCES = %reldir%/place/resource_fit.c
 plugins_place_resource_fit_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 plugins_place_resource_fit_la_LDFLAGS = $(PLUGIN_LINK_FLAGS)
+
+plugin_LTLIBRARIES += plugins/preempt_kueue_preempt.la
+plugins_preempt_kueue_preempt_la_SOURCES = %reldir%/preempt/kueue_preempt.c
+plugins_preempt_kueue_preempt_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
+plugins_preempt_kueue_preempt_la_LDFLAGS = $(PLUGIN_LINK_FLAGS)

@@ -30,6 +30,7 @@ enum {
     OPT_REPORT,
     OPT_PLOT,
     OPT_NO_PROGRESS,
+    OPT_SIM_CHECK,
 };
 
 struct options {
@@ -69,6 +70,8 @@ static void usage(FILE *out)
             "  --plot DIR            write SVG plots of usage and a workload "
             "timeline\n"
             "  --no-progress         no progress bar\n"
+            "  --sim-check           check invariants after every instant "
+            "(exit 1 when one fails)\n"
             "  -v, --v N             log verbosity\n"
             "  -h, --help            this help\n",
             plugin_default_dir());
@@ -163,6 +166,7 @@ int main(int argc, char **argv)
         {"report", required_argument, NULL, OPT_REPORT},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+        {"sim-check", no_argument, NULL, OPT_SIM_CHECK},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -212,6 +216,9 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_PROGRESS:
             o.sim_opt.progress = false;
+            break;
+        case OPT_SIM_CHECK:
+            o.sim_opt.check = true;
             break;
         case 'v': {
             char *end;

@@ -4,6 +4,7 @@
 #include "sim.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@ struct sim {
     struct sim_history history;
     struct last_value *last;
     bool tty;
+    size_t violations;
 };
 
 /* ---- the event heap (min by time, then seq) ------------------------------ */
@@ -376,6 +378,95 @@ static void pod_done(struct sim *sm, struct pod *p)
         c->cqs_v[i]->requeue_gen++;
 }
 
+/* ---- invariants (--sim-check) --------------------------------------------- */
+
+static void violation(struct sim *sm, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void violation(struct sim *sm, size_t *n, const char *fmt, ...)
+{
+    char t[64], msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "invariant violated at t=%s: %s\n",
+            duration_format(sm->s.cluster.now_ns, t, sizeof(t)), msg);
+    (*n)++;
+}
+
+static void check_node(struct sim *sm, size_t *n, const struct qnode *nd)
+{
+    const struct qtree *t = &sm->s.cluster.tree;
+    if (nd->in_cycle)
+        return;
+    for (uint32_t i = 0; i < t->n_fr; i++) {
+        int64_t use = qnode_usage(nd, (int)i);
+        int64_t cap = qtree_potential_available(nd, (int)i);
+        if (use > cap)
+            violation(sm, n, "%s %s: %s in flavor %s used %lld > limit %lld",
+                      nd->cq ? "ClusterQueue" : "cohort", nd->name,
+                      resid_name(t->frs[i].res), t->frs[i].flavor->name,
+                      (long long)use, (long long)cap);
+    }
+}
+
+/* What must hold whenever the scheduler is done with an instant: no node
+ * over allocatable, no ClusterQueue or cohort over its limits, every
+ * admitted workload bound as a whole, no preemptor left waiting for
+ * victims it did not get (nobody preempted for nothing). */
+static size_t check_invariants(struct sim *sm)
+{
+    struct cluster *c = &sm->s.cluster;
+    const struct qtree *t = &c->tree;
+    size_t n = 0;
+    for (uint32_t i = 0; i < c->n_nodes; i++) {
+        const struct node *nd = c->nodes_v[i];
+        for (int32_t id = 0; id < nd->n_ids; id++)
+            if (nd->used[id] > nd->alloc[id])
+                violation(sm, &n, "node %s: %s used %lld > allocatable %lld",
+                          nd->name, resid_name(id), (long long)nd->used[id],
+                          (long long)nd->alloc[id]);
+    }
+    /* Every ClusterQueue and cohort within what it could ever hold. */
+    struct qnode *co, *cotmp;
+    for (uint32_t q = 0; q < t->n_cq; q++)
+        check_node(sm, &n, t->cq_nodes[q]);
+    HASH_ITER(hh, t->cohorts, co, cotmp)
+    check_node(sm, &n, co);
+    bool any_evicting = false;
+    struct workload *w, *tmp;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    any_evicting |= w->evicting;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    {
+        if (w->preempting && w->state == WL_PENDING && !any_evicting)
+            violation(sm, &n,
+                      "workload %s preempted others and is still pending: %s",
+                      w->key, w->reason);
+        if (w->state != WL_ADMITTED)
+            continue;
+        for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
+            uint32_t bound = 0;
+            for (size_t i = 0; i < w->n_pods; i++)
+                bound += w->pods[i]->podset == ps &&
+                         w->pods[i]->state == PODSTATE_BOUND;
+            uint32_t want = w->podsets[ps].count - w->podsets[ps].reclaimable;
+            if (bound > w->podsets[ps].count)
+                violation(sm, &n,
+                          "workload %s pod set %s: %u pods bound, admitted "
+                          "for %u",
+                          w->key, w->podsets[ps].name, bound,
+                          w->podsets[ps].count);
+            else if (w->admitted_ns == c->now_ns && bound < want)
+                violation(sm, &n,
+                          "workload %s pod set %s admitted with %u of %u "
+                          "pods bound",
+                          w->key, w->podsets[ps].name, bound, want);
+        }
+    }
+    return n;
+}
+
 /* ---- history and progress -------------------------------------------------
  */
 
@@ -558,6 +649,8 @@ static int sim_loop(struct sim *sm)
         }
         if ((r = record_usage(sm)) < 0)
             return r;
+        if (opt->check)
+            sm->violations += check_invariants(sm);
         if (sm->processed % 64 == 0)
             progress(sm, false);
     }
@@ -579,6 +672,11 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
         r = sim_loop(&sm);
     if (r == -ENOMEM)
         fprintf(stderr, "ordo-scheduler: out of memory\n");
+    if (r == 0 && sm.violations) {
+        fprintf(stderr, "ordo-scheduler: %zu invariant violations\n",
+                sm.violations);
+        r = -EPROTO;
+    }
     if (r == 0) {
         progress(&sm, true);
         FILE *out = opt->out ? opt->out : stdout;

@@ -42,6 +42,7 @@ struct sim_options {
     const char *report; /* --report FILE (JSON), or NULL */
     const char *plot_dir; /* --plot DIR (SVG), or NULL */
     bool progress;      /* progress bar on stderr (a TTY) */
+    bool check;         /* check invariants after every instant */
     FILE *out;          /* summary table; stdout */
 };
 

@@ -123,7 +123,8 @@ PLUGIN_TESTS = \
 	tests/plugins/test_strict_fifo \
 	tests/plugins/test_best_effort_fifo \
 	tests/plugins/test_nominal_quota \
-	tests/plugins/test_resource_fit
+	tests/plugins/test_resource_fit \
+	tests/plugins/test_kueue_preempt
 check_PROGRAMS += $(PLUGIN_TESTS)
 PLUGIN_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
 PLUGIN_TEST_LDADD = $(CMOCKA_LIBS)
@@ -153,6 +154,22 @@ tests_plugins_test_resource_fit_SOURCES = \
 tests_plugins_test_resource_fit_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
 tests_plugins_test_resource_fit_CFLAGS = $(UNIT_CFLAGS)
 tests_plugins_test_resource_fit_LDADD = $(PLUGIN_TEST_LDADD)
+tests_plugins_test_kueue_preempt_SOURCES = \
+	tests/plugins/test_kueue_preempt.c plugins/preempt/kueue_preempt.c \
+	$(MOCK_HOST_SRCS)
+tests_plugins_test_kueue_preempt_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
+tests_plugins_test_kueue_preempt_CFLAGS = $(UNIT_CFLAGS)
+tests_plugins_test_kueue_preempt_LDADD = $(PLUGIN_TEST_LDADD)
+
+# ---- scenario tests -----------------------------------------------------
+# Each directory under tests/scenarios is a small cluster run on the
+# simulator and checked against its expect.yaml (tests/scenarios/README.md).
+check_PROGRAMS += tests/scenarios/run_scenarios
+tests_scenarios_run_scenarios_SOURCES = tests/scenarios/run_scenarios.c
+tests_scenarios_run_scenarios_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
+tests_scenarios_run_scenarios_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
+TESTS += tests/scenarios/run_scenarios
+EXTRA_DIST += tests/scenarios
 
 CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
@@ -160,6 +177,7 @@ EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
 	ORDO_TEST_DATA='$(abs_top_srcdir)/tests/data'; export ORDO_TEST_DATA; \
 	ORDO_SCHEDULER='$(abs_top_builddir)/sched/ordo-scheduler'; export ORDO_SCHEDULER; \
+	ORDO_SCENARIOS='$(abs_top_srcdir)/tests/scenarios'; export ORDO_SCENARIOS; \
 	ORDO_ABI_FIXTURES='$(abs_top_builddir)/tests/abi/.libs'; export ORDO_ABI_FIXTURES; \
 	ORDO_SRCDIR='$(abs_top_srcdir)'; export ORDO_SRCDIR; \
 	ORDO_BUILD_PLUGIN_DIR='$(abs_top_builddir)/plugins/.libs'; export ORDO_BUILD_PLUGIN_DIR; \

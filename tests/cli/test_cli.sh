@@ -42,5 +42,14 @@ check "validate k8s fixtures" 1 "7 objects, 1 Namespace, 1 Node, 2 Pod, 2 Job, 1
 check "validate k8s fixtures: envelope" 1 "core.v1.WatchEvent.json: kind: missing: not a Kubernetes object" \
     -- "$bin" --validate "$data/k8s-api"
 
+check "sim quickstart with invariant checks" 0 "workloads: 20 (0 pending, 0 admitted, 20 finished)" \
+    -- "$bin" --sim "$data/../../examples/quickstart" --no-progress --sim-check
+check "sim-check reports a violation" 1 "invariant violated at t=0s: node small: cpu used 2000 > allocatable 1000" \
+    -- "$bin" --sim "$data/sim/overcommitted" --no-progress --sim-check
+check "sim without manifests" 2 "--sim needs at least one" -- "$bin" --sim
+check "sim bad until" 2 "--sim-until: expected" -- "$bin" --sim "$data/sim/overcommitted" --sim-until soon
+check "sim bad manifests" 1 "broken.yaml:12: ClusterQueue team-b" -- "$bin" --sim "$data/manifests/bad" --no-progress
+check "sim bad config" 1 "--config: " -- "$bin" --sim "$data/sim/overcommitted" --config "$data/manifests/good/queues.yaml"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -6,6 +6,7 @@
  * host never gave it) aborts the test with a message. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,7 +338,7 @@ static bool m_ps_tolerates_node(struct ordo_cycle *cy,
                                 const struct ordo_node *node)
 {
     const struct mock_podset *s = podset(wl, ps);
-    MOCK_CHECK(node);
+    MOCK_CHECK(cy && node);
     for (uint32_t i = 0; i < MOCK_MAX && node->taints[i]; i++)
         if (!has_key(s->tolerations, node->taints[i]))
             return false;
@@ -533,6 +534,260 @@ static void m_flavor_node_label_at(const struct ordo_flavor *f, uint32_t i,
     *ret_value = f->labels[i].value;
 }
 
+/* ---- quota arithmetic: the flat-cohort model of mock_host.h ------------ */
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The model entry of (f, id) in cq; all zero when it has none. */
+static struct mock_fr_quota fr_quota(const struct ordo_cq *cq,
+                                     const struct ordo_flavor *f,
+                                     ordo_resource_id id)
+{
+    for (uint32_t i = 0; i < MOCK_MAX && cq->fr_quotas[i].flavor; i++) {
+        const struct mock_fr_quota *m = &cq->fr_quotas[i];
+        MOCK_CHECK(m->resource);
+        if (m->flavor == f && mock_resource(m->resource) == id)
+            return *m;
+    }
+    return (struct mock_fr_quota){.flavor = f};
+}
+
+static int64_t m_cq_available(struct ordo_cycle *cy, const struct ordo_cq *cq,
+                              const struct ordo_flavor *f, ordo_resource_id id)
+{
+    MOCK_CHECK(cy && cq && f);
+    const struct mock_quota *q = quota(cq, f, id);
+    if (!q)
+        return 0;
+    struct mock_fr_quota m = fr_quota(cq, f, id);
+    if (m.fixed)
+        return m.available;
+    int64_t own = sat_sub(q->nominal, q->usage);
+    int64_t avail = own;
+    if (cq->cohort) {
+        avail = sat_sub(sat_add(q->nominal, m.cohort_nominal),
+                        sat_add(q->usage, m.cohort_usage));
+        if (m.has_borrowing_limit)
+            avail = min64(avail, sat_add(own, m.borrowing_limit));
+    }
+    return avail > 0 ? avail : 0;
+}
+
+static int64_t m_cq_potential_available(struct ordo_cycle *cy,
+                                        const struct ordo_cq *cq,
+                                        const struct ordo_flavor *f,
+                                        ordo_resource_id id)
+{
+    MOCK_CHECK(cy && cq && f);
+    const struct mock_quota *q = quota(cq, f, id);
+    if (!q)
+        return 0;
+    struct mock_fr_quota m = fr_quota(cq, f, id);
+    if (m.fixed)
+        return m.potential;
+    if (!cq->cohort)
+        return q->nominal;
+    int64_t pot = sat_add(q->nominal, m.cohort_nominal);
+    if (m.has_borrowing_limit)
+        pot = min64(pot, sat_add(q->nominal, m.borrowing_limit));
+    return pot;
+}
+
+static uint32_t m_cq_borrowing_level(struct ordo_cycle *cy,
+                                     const struct ordo_cq *cq,
+                                     const struct ordo_flavor *f,
+                                     ordo_resource_id id, int64_t request)
+{
+    MOCK_CHECK(cy && cq && f);
+    const struct mock_quota *q = quota(cq, f, id);
+    if (!q || !cq->cohort || sat_add(q->usage, request) <= q->nominal)
+        return 0;
+    struct mock_fr_quota m = fr_quota(cq, f, id);
+    return m.cohort_height ? m.cohort_height : 1;
+}
+
+static bool m_cq_fits_below_root(const struct ordo_cq *cq,
+                                 const struct ordo_flavor *f,
+                                 ordo_resource_id id, int64_t request)
+{
+    MOCK_CHECK(cq && f);
+    const struct mock_quota *q = quota(cq, f, id);
+    if (!q)
+        return false;
+    struct mock_fr_quota m = fr_quota(cq, f, id);
+    return request <= q->nominal ||
+           (m.below_root_quota > 0 && request <= m.below_root_quota);
+}
+
+static bool m_cq_has_cohort(const struct ordo_cq *cq)
+{
+    MOCK_CHECK(cq);
+    return cq->cohort != NULL;
+}
+
+static uint32_t m_cq_fungibility(const struct ordo_cq *cq,
+                                 enum ordo_fungibility_field field)
+{
+    MOCK_CHECK(cq);
+    switch (field) {
+    case ORDO_WHEN_CAN_BORROW:
+        return (uint32_t)cq->when_can_borrow;
+    case ORDO_WHEN_CAN_PREEMPT:
+        return (uint32_t)cq->when_can_preempt;
+    case ORDO_PREFERENCE:
+        return (uint32_t)cq->preference;
+    }
+    MOCK_CHECK(!"unknown fungibility field");
+    return 0;
+}
+
+static uint32_t m_cq_preemption(const struct ordo_cq *cq,
+                                enum ordo_preemption_field field)
+{
+    MOCK_CHECK(cq);
+    switch (field) {
+    case ORDO_WITHIN_CLUSTER_QUEUE:
+        return (uint32_t)cq->within_cluster_queue;
+    case ORDO_RECLAIM_WITHIN_COHORT:
+        return (uint32_t)cq->reclaim_within_cohort;
+    case ORDO_BORROW_WITHIN_COHORT:
+        return (uint32_t)cq->borrow_within_cohort;
+    }
+    MOCK_CHECK(!"unknown preemption field");
+    return 0;
+}
+
+static bool m_fair_sharing(struct ordo_cycle *cy)
+{
+    MOCK_CHECK(cy);
+    return cy->fair_sharing;
+}
+
+/* ---- preemption: the model of struct ordo_cycle ----------------------- */
+
+static const struct ordo_cq *m_wl_admitted_cq(const struct ordo_workload *wl)
+{
+    MOCK_CHECK(wl);
+    return wl->admitted_cq;
+}
+
+static int64_t m_wl_admitted_time(const struct ordo_workload *wl)
+{
+    MOCK_CHECK(wl);
+    return wl->admitted_time;
+}
+
+static bool m_wl_evicting(const struct ordo_workload *wl)
+{
+    MOCK_CHECK(wl);
+    return wl->evicting;
+}
+
+static bool m_cq_same(const struct ordo_cq *a, const struct ordo_cq *b)
+{
+    MOCK_CHECK(a && b);
+    return a == b;
+}
+
+/* What the removed workloads admitted to cq (any when NULL) free. */
+static int64_t removed_frees(const struct ordo_cycle *cy,
+                             const struct ordo_cq *cq)
+{
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < cy->n_removed; i++)
+        if (!cq || cy->removed[i]->admitted_cq == cq)
+            sum = sat_add(sum, cy->removed[i]->frees);
+    return sum;
+}
+
+static int32_t removed_index(const struct ordo_cycle *cy,
+                             const struct ordo_workload *wl)
+{
+    for (uint32_t i = 0; i < cy->n_removed; i++)
+        if (cy->removed[i] == wl)
+            return (int32_t)i;
+    return -1;
+}
+
+static bool m_cq_over_nominal_for(struct ordo_cycle *cy,
+                                  const struct ordo_cq *cq)
+{
+    MOCK_CHECK(cy && cq);
+    return sat_sub(cq->borrowed, removed_frees(cy, cq)) > 0;
+}
+
+static void m_sim_remove(struct ordo_cycle *cy, const struct ordo_workload *wl)
+{
+    MOCK_CHECK(cy && wl && wl->admitted_cq);
+    MOCK_CHECK(removed_index(cy, wl) < 0);
+    MOCK_CHECK(cy->n_removed < sizeof(cy->removed) / sizeof(cy->removed[0]));
+    cy->removed[cy->n_removed++] = wl;
+    cy->n_sim_remove++;
+}
+
+static void m_sim_restore(struct ordo_cycle *cy,
+                          const struct ordo_workload *wl)
+{
+    MOCK_CHECK(cy && wl);
+    int32_t i = removed_index(cy, wl);
+    MOCK_CHECK(i >= 0);
+    cy->removed[i] = cy->removed[--cy->n_removed];
+    cy->n_sim_restore++;
+}
+
+static bool m_preemptor_fits(struct ordo_cycle *cy, bool allow_borrowing)
+{
+    MOCK_CHECK(cy && cy->wl);
+    cy->n_fits_calls++;
+    if (cy->need > sat_add(cy->free, removed_frees(cy, NULL)))
+        return false;
+    return allow_borrowing ||
+           cy->need <= sat_add(cy->nominal_headroom,
+                               removed_frees(cy, cy->wl->cq));
+}
+
+static int64_t m_fs_preemptor_share(struct ordo_cycle *cy,
+                                    const struct ordo_cq *target)
+{
+    MOCK_CHECK(cy && cy->wl && target);
+    return sat_sub(target->fs_preemptor_share, removed_frees(cy, cy->wl->cq));
+}
+
+static int64_t m_fs_target_share(struct ordo_cycle *cy,
+                                 const struct ordo_cq *target)
+{
+    MOCK_CHECK(cy && target);
+    return sat_sub(target->fs_share, removed_frees(cy, target));
+}
+
+static uint32_t m_fs_strategies(struct ordo_cycle *cy, uint32_t ret[2])
+{
+    MOCK_CHECK(cy && ret);
+    uint32_t n = cy->n_fs_strategies < 2 ? cy->n_fs_strategies : 2;
+    for (uint32_t i = 0; i < n; i++)
+        ret[i] = cy->fs_strategies[i];
+    return n;
+}
+
 static const struct ordo_host host = {
     .abi_major = ORDO_ABI_MAJOR,
     .abi_minor = ORDO_ABI_MINOR,
@@ -579,6 +834,25 @@ static const struct ordo_host host = {
     .flavor_node_label = m_flavor_node_label,
     .flavor_n_node_labels = m_flavor_n_node_labels,
     .flavor_node_label_at = m_flavor_node_label_at,
+    .cq_available = m_cq_available,
+    .cq_potential_available = m_cq_potential_available,
+    .cq_borrowing_level = m_cq_borrowing_level,
+    .cq_fits_below_root = m_cq_fits_below_root,
+    .cq_has_cohort = m_cq_has_cohort,
+    .cq_fungibility = m_cq_fungibility,
+    .cq_preemption = m_cq_preemption,
+    .fair_sharing = m_fair_sharing,
+    .wl_admitted_cq = m_wl_admitted_cq,
+    .wl_admitted_time = m_wl_admitted_time,
+    .wl_evicting = m_wl_evicting,
+    .cq_same = m_cq_same,
+    .cq_over_nominal_for = m_cq_over_nominal_for,
+    .sim_remove = m_sim_remove,
+    .sim_restore = m_sim_restore,
+    .preemptor_fits = m_preemptor_fits,
+    .fs_preemptor_share = m_fs_preemptor_share,
+    .fs_target_share = m_fs_target_share,
+    .fs_strategies = m_fs_strategies,
 };
 
 const struct ordo_host *mock_host(void)

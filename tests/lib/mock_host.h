@@ -64,6 +64,44 @@ struct mock_quota {
     int64_t usage; /* what cq_usage reports */
 };
 
+/* Kueue's quota arithmetic for one (flavor, resource) of a ClusterQueue
+ * (cq_available, cq_potential_available, cq_borrowing_level,
+ * cq_fits_below_root): a flat-cohort model of reference section 3.7
+ * without lending limits. The ClusterQueue's cohort (ordo_cq.cohort) is the
+ * root, and the rest of the cohort contributes cohort_nominal quota of which
+ * it uses cohort_usage. With N and U the nominal quota and usage of the
+ * pair's mock_quota, O = cohort_nominal, OU = cohort_usage and
+ * BL = borrowing_limit:
+ *
+ *     without a cohort  available = max(0, N - U), potential = N
+ *     with a cohort     available = max(0, min(N + O - U - OU,
+ *                                              N - U + BL if limited))
+ *                       potential = min(N + O, N + BL if limited)
+ *     level(req)        = 0 without a cohort or when U + req <= N, else
+ *                         cohort_height (0 counts as 1: a cohort of CQs)
+ *     fits_below_root(req) = req <= N, or req <= below_root_quota when set
+ *                         (the subtree quota of a cohort below the root
+ *                         that holds the ClusterQueue)
+ *
+ * When `fixed` is set, available and potential are answered as given; the
+ * rest of the model still applies. A listed pair without an entry has all
+ * of these zero; a pair the ClusterQueue does not list answers 0 / false.
+ * Sums saturate. (Kept apart from mock_quota so that its three-field
+ * initializers stay complete.) */
+struct mock_fr_quota {
+    const struct ordo_flavor *flavor;
+    const char *resource;
+    int64_t cohort_nominal;
+    int64_t cohort_usage;
+    bool has_borrowing_limit;
+    int64_t borrowing_limit;
+    uint32_t cohort_height;
+    int64_t below_root_quota;
+    bool fixed;
+    int64_t available;
+    int64_t potential;
+};
+
 struct mock_flavor_quotas {
     const struct ordo_flavor *flavor;
     struct mock_quota quotas[MOCK_MAX];
@@ -77,6 +115,27 @@ struct mock_group {
 struct ordo_cq {
     const char *name;
     struct mock_group groups[MOCK_MAX];
+    const char *cohort; /* NULL: no cohort (cq_has_cohort) */
+    /* flavorFungibility (cq_fungibility); zero is Kueue's MayStopSearch /
+     * no preference. */
+    enum ordo_fungibility when_can_borrow;
+    enum ordo_fungibility when_can_preempt;
+    enum ordo_fungibility_preference preference;
+    /* preemption (cq_preemption); zero is Never. */
+    enum ordo_preemption_policy within_cluster_queue;
+    enum ordo_preemption_policy reclaim_within_cohort;
+    enum ordo_preemption_policy borrow_within_cohort;
+    /* The quota model of its (flavor, resource) pairs (mock_fr_quota). */
+    struct mock_fr_quota fr_quotas[MOCK_MAX];
+    /* The preemption model (see struct ordo_cycle): how much more than its
+     * nominal quota it uses (cq_over_nominal_for while borrowed, less what
+     * the removed workloads admitted to it free, is > 0), its share
+     * (fs_target_share, less the same) and the preemptor's share against it
+     * (fs_preemptor_share, less what the removed workloads admitted to the
+     * preemptor's ClusterQueue free). */
+    int64_t borrowed;
+    int64_t fs_share;
+    int64_t fs_preemptor_share;
 };
 
 struct mock_podset {
@@ -93,6 +152,13 @@ struct ordo_workload {
     int64_t queue_time;
     const struct ordo_cq *cq;
     struct mock_podset podsets[MOCK_MAX];
+    /* Preemption: the ClusterQueue it is admitted to (wl_admitted_cq; NULL
+     * while pending), when (wl_admitted_time), whether it is being evicted
+     * (wl_evicting), and the quota its removal frees in the model. */
+    const struct ordo_cq *admitted_cq;
+    int64_t admitted_time;
+    bool evicting;
+    int64_t frees;
 };
 
 struct ordo_node {
@@ -128,6 +194,7 @@ struct ordo_cycle {
     const struct ordo_node *nodes[MOCK_MAX];
     /* Test knobs. */
     bool fail_cycle_alloc; /* host->cycle_alloc returns NULL */
+    bool fair_sharing;     /* what host->fair_sharing answers */
     /* Recorded: the flavor of (pod set, group), borrowing, reasons. */
     const struct ordo_flavor *assigned[MOCK_MAX][MOCK_MAX];
     int n_assign_calls;
@@ -138,6 +205,23 @@ struct ordo_cycle {
     /* Scratch memory, freed by mock_cycle_end. */
     void **scratch;
     size_t n_scratch;
+    /* The preemption model, one abstract quantity: preemptor_fits(cy,
+     * borrowing) is need <= free + what every removed workload frees, and,
+     * without borrowing, also need <= nominal_headroom + what the removed
+     * workloads admitted to wl's ClusterQueue free. fs_strategies answers
+     * fs_strategies[0 .. n_fs_strategies). Removals are recorded (removing
+     * a workload twice, or restoring one not removed, aborts) and
+     * counted. */
+    int64_t need;
+    int64_t free;
+    int64_t nominal_headroom;
+    uint32_t fs_strategies[2];
+    uint32_t n_fs_strategies;
+    const struct ordo_workload *removed[4 * MOCK_MAX]; /* now removed */
+    uint32_t n_removed;
+    int n_sim_remove;
+    int n_sim_restore;
+    int n_fits_calls;
 };
 
 /* The descriptor of the plugin under test: each test binary links exactly
