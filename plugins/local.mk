@@ -27,3 +27,8 @@ plugin_LTLIBRARIES += plugins/preempt_kueue_preempt.la
 plugins_preempt_kueue_preempt_la_SOURCES = %reldir%/preempt/kueue_preempt.c
 plugins_preempt_kueue_preempt_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 plugins_preempt_kueue_preempt_la_LDFLAGS = $(PLUGIN_LINK_FLAGS)
+
+plugin_LTLIBRARIES += plugins/quota_kueue_quota.la
+plugins_quota_kueue_quota_la_SOURCES = %reldir%/quota/kueue_quota.c
+plugins_quota_kueue_quota_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
+plugins_quota_kueue_quota_la_LDFLAGS = $(PLUGIN_LINK_FLAGS)

@@ -20,7 +20,8 @@
 
 static const char DEFAULT_STRICT_FIFO[] = "strict-fifo";
 static const char DEFAULT_BEST_EFFORT_FIFO[] = "best-effort-fifo";
-static const char DEFAULT_QUOTA[] = "nominal-quota";
+static const char DEFAULT_QUOTA[] = "kueue-quota";
+static const char DEFAULT_PREEMPT[] = "kueue-preempt";
 static const char DEFAULT_PLACE[] = "resource-fit";
 
 static const char *const top_fields[] = {
@@ -215,9 +216,12 @@ static int load_queue(const struct cfg_ctx *c, const struct doc_node *plugins,
 static int load_preempt(const struct cfg_ctx *c, const struct doc_node *plugins,
                         struct sched_config *cfg)
 {
+    const struct doc_node *raw = plugins ? doc_map_get(plugins, "preempt") : NULL;
     const struct doc_node *v = field_get(plugins, "preempt");
+    if (!raw)
+        return 0; /* absent: the default */
     if (!v || (v->type == DOC_SCALAR && v->quoted && v->scalar[0] == '\0')) {
-        cfg->preempt = NULL;
+        cfg->preempt = NULL; /* "" or null: no preemption */
         return 0;
     }
     return plugin_name(c, v, "plugins.preempt", &cfg->preempt);
@@ -454,7 +458,7 @@ void config_init_defaults(struct sched_config *cfg)
     cfg->queue_strict_fifo = DEFAULT_STRICT_FIFO;
     cfg->queue_best_effort_fifo = DEFAULT_BEST_EFFORT_FIFO;
     cfg->quota = DEFAULT_QUOTA;
-    cfg->preempt = NULL;
+    cfg->preempt = DEFAULT_PREEMPT;
     cfg->n_place = 1;
     cfg->place[0].name = DEFAULT_PLACE;
     cfg->place[0].weight = 1;

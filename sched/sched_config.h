@@ -6,8 +6,8 @@
  *     queue:                       # QUEUE plugin per ClusterQueue strategy
  *       strictFIFO: strict-fifo
  *       bestEffortFIFO: best-effort-fifo
- *     quota: nominal-quota         # exactly one QUOTA plugin
- *     preempt: ""                  # PREEMPT plugin; "" = no preemption
+ *     quota: kueue-quota           # exactly one QUOTA plugin
+ *     preempt: kueue-preempt       # PREEMPT plugin; "" = no preemption
  *     place:                       # PLACE plugins: all filter, scores weighted
  *     - name: resource-fit
  *       weight: 1
@@ -62,8 +62,9 @@ struct sched_config {
     const char *file; /* as given to config_load(); NULL for the defaults */
     const char *queue_strict_fifo;      /* default "strict-fifo" */
     const char *queue_best_effort_fifo; /* default "best-effort-fifo" */
-    const char *quota;                  /* default "nominal-quota" */
-    const char *preempt;                /* default NULL: no preemption */
+    const char *quota;                  /* default "kueue-quota" */
+    const char *preempt;                /* default "kueue-preempt"; NULL or
+                                           "" = no preemption */
     size_t n_place;
     struct config_place place[CONFIG_MAX_PLACE]; /* default resource-fit x1 */
     size_t n_args;

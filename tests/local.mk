@@ -123,6 +123,7 @@ PLUGIN_TESTS = \
 	tests/plugins/test_strict_fifo \
 	tests/plugins/test_best_effort_fifo \
 	tests/plugins/test_nominal_quota \
+	tests/plugins/test_kueue_quota \
 	tests/plugins/test_resource_fit \
 	tests/plugins/test_kueue_preempt
 check_PROGRAMS += $(PLUGIN_TESTS)
@@ -154,6 +155,12 @@ tests_plugins_test_resource_fit_SOURCES = \
 tests_plugins_test_resource_fit_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
 tests_plugins_test_resource_fit_CFLAGS = $(UNIT_CFLAGS)
 tests_plugins_test_resource_fit_LDADD = $(PLUGIN_TEST_LDADD)
+tests_plugins_test_kueue_quota_SOURCES = \
+	tests/plugins/test_kueue_quota.c plugins/quota/kueue_quota.c \
+	$(MOCK_HOST_SRCS)
+tests_plugins_test_kueue_quota_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
+tests_plugins_test_kueue_quota_CFLAGS = $(UNIT_CFLAGS)
+tests_plugins_test_kueue_quota_LDADD = $(PLUGIN_TEST_LDADD)
 tests_plugins_test_kueue_preempt_SOURCES = \
 	tests/plugins/test_kueue_preempt.c plugins/preempt/kueue_preempt.c \
 	$(MOCK_HOST_SRCS)

@@ -63,8 +63,8 @@ static void assert_defaults(const struct sched_config *cfg)
 {
     assert_string_equal(cfg->queue_strict_fifo, "strict-fifo");
     assert_string_equal(cfg->queue_best_effort_fifo, "best-effort-fifo");
-    assert_string_equal(cfg->quota, "nominal-quota");
-    assert_null(cfg->preempt);
+    assert_string_equal(cfg->quota, "kueue-quota");
+    assert_string_equal(cfg->preempt, "kueue-preempt");
     assert_int_equal(cfg->n_place, 1);
     assert_string_equal(cfg->place[0].name, "resource-fit");
     assert_int_equal(cfg->place[0].weight, 1);
@@ -160,8 +160,8 @@ static void test_partial_keeps_defaults(void **state)
                          "fairSharing: {}\n");
     assert_string_equal(cfg.queue_strict_fifo, "strict-fifo");
     assert_string_equal(cfg.queue_best_effort_fifo, "other-be");
-    assert_string_equal(cfg.quota, "nominal-quota");
-    assert_null(cfg.preempt);
+    assert_string_equal(cfg.quota, "kueue-quota");
+    assert_string_equal(cfg.preempt, "kueue-preempt");
     assert_int_equal(cfg.n_place, 1);
     assert_string_equal(cfg.place[0].name, "resource-fit");
     assert_false(cfg.fair_sharing);
@@ -175,12 +175,16 @@ static void test_nulls_are_absent(void **state)
     load_ok(&cfg, HEADER "plugins:\n"
                          "  queue: ~\n"
                          "  quota:\n"
-                         "  preempt: \"\"\n"
                          "  place: null\n"
                          "pluginConfig: []\n"
                          "fairSharing:\n"
                          "  enable:\n");
     assert_defaults(&cfg);
+    config_release(&cfg);
+
+    /* preempt "" turns preemption off; absent keeps the default */
+    load_ok(&cfg, HEADER "plugins:\n  preempt: \"\"\n");
+    assert_null(cfg.preempt);
     config_release(&cfg);
 
     load_ok(&cfg, HEADER "plugins:\n  preempt: ~\n");

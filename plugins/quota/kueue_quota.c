@@ -1,0 +1,622 @@
+/* kueue_quota.c - the "kueue-quota" QUOTA plugin: Kueue's flavor assignment
+ * (reference sections 3.5-3.7, pkg/scheduler/flavorassigner) with
+ * borrowing, preemption modes and flavorFungibility, without Topology Aware
+ * Scheduling, partial admission and scan progress. It supersedes
+ * nominal-quota.
+ *
+ * Pod sets are taken in order. A requested resource (> 0) that no resource
+ * group covers makes the workload NOFIT. For each group a pod set needs (one
+ * covering a request > 0), the group's flavors are scanned in list order;
+ * flavors the pod set cannot use (host->ps_matches_flavor) are skipped. For
+ * each resource r of the group the pod set requests, with
+ * val = count * request + what the workload's earlier pod sets already took
+ * on (flavor, r):
+ *
+ *   val > PotentialAvailable            NoFit (exceeds maximum capacity)
+ *   val <= Available                    Fit, borrowing level of val
+ *   else, when preemption is worth it and could find candidates
+ *                                       Preempt, borrowing level of val
+ *   else                                NoFit (waiting for quota)
+ *
+ * The flavor's granular mode combines its resources as Kueue does (see
+ * flavor_mode), and the scan stops at the first flavor that
+ * shouldTryNextFlavor does not pass over; when it runs out of flavors it
+ * takes the best one seen by isPreferred. The workload's mode is the worst
+ * of its resources' modes, its borrowing level the highest.
+ *
+ * Quantities are int64 milli-units; sums and products saturate instead of
+ * wrapping. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <ordo/plugin.h>
+
+struct kueue_quota {
+    const struct ordo_host *host;
+    const struct ordo_plugin *p;
+};
+
+/* Kueue's preemption modes, worst first (its internal order without
+ * NoCandidates and Reclaim; see fit_resource). */
+enum mode { M_NOFIT = 0, M_PREEMPT = 1, M_FIT = 2 };
+
+/* Kueue's granularMode: a mode paired with a borrowing level. */
+struct gmode {
+    enum mode mode;
+    uint32_t level;
+};
+
+/* The ClusterQueue's policies, read once per call. */
+struct policy {
+    uint32_t when_can_borrow;
+    uint32_t when_can_preempt;
+    uint32_t preference;
+    /* Preemption is worth trying while borrowing (canPreemptWhileBorrowing):
+     * borrowWithinCohort != Never, or fair sharing with
+     * reclaimWithinCohort != Never. */
+    bool preempt_while_borrowing;
+    /* Preemption can find candidates at all: withinClusterQueue != Never,
+     * or a cohort and reclaimWithinCohort != Never. */
+    bool may_have_candidates;
+};
+
+/* Quota that the workload's earlier pod sets took in this call, per
+ * (flavor, resource); cycle scratch memory. */
+struct taken {
+    const struct ordo_flavor *f;
+    ordo_resource_id id;
+    int64_t milli;
+};
+
+struct taken_list {
+    struct taken *items;
+    size_t n;
+};
+
+/* Why one resource of a flavor does not fit now. */
+enum why_kind {
+    WHY_NONE = 0,
+    WHY_UNUSED = 1, /* insufficient unused quota (Kueue: WaitingForQuota) */
+    WHY_MAX = 2     /* above maximum capacity (Kueue: ExceedsMaxQuota) */
+};
+
+struct why {
+    enum why_kind kind;
+    const struct ordo_flavor *f;
+    ordo_resource_id id;
+    int64_t prev;  /* taken by the workload's earlier pod sets */
+    int64_t need;  /* count * request of this pod set */
+    int64_t limit; /* WHY_MAX: PotentialAvailable; WHY_UNUSED: Available */
+    int64_t more;  /* val - limit */
+};
+
+/* One flavor evaluated for one group of one pod set. */
+struct flavor_eval {
+    const struct ordo_flavor *f;
+    struct gmode rep;   /* Kueue's representative mode: drives the scan */
+    enum mode worst;    /* worst mode of its resources: the pod set's mode */
+    uint32_t max_level; /* highest borrowing level of its resources */
+    struct why why;     /* the NoFit resource, else the first Preempt one */
+};
+
+/* ---- integers --------------------------------------------------------- */
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+    return r;
+}
+
+#define QTY_MAX 32
+
+/* Memory-like resources print in binary SI. */
+static bool is_binary(const char *resource)
+{
+    return strcmp(resource, "memory") == 0 ||
+           strcmp(resource, "ephemeral-storage") == 0 ||
+           strncmp(resource, "hugepages-", strlen("hugepages-")) == 0;
+}
+
+/* Formats milli-units simply: "4", "1500m", and for memory-like resources
+ * whole bytes with the largest exact binary suffix ("1536Mi"). */
+static const char *qty(const char *resource, int64_t milli, char buf[QTY_MAX])
+{
+    static const char *const suffix[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    if (milli % 1000 != 0) {
+        snprintf(buf, QTY_MAX, "%" PRId64 "m", milli);
+        return buf;
+    }
+    int64_t v = milli / 1000;
+    const char *sfx = "";
+    for (size_t i = 0; v != 0 && v % 1024 == 0 && is_binary(resource) &&
+                       i < sizeof(suffix) / sizeof(suffix[0]);
+         i++) {
+        v /= 1024;
+        sfx = suffix[i];
+    }
+    snprintf(buf, QTY_MAX, "%" PRId64 "%s", v, sfx);
+    return buf;
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static const char *res_name(const struct ordo_host *h, ordo_resource_id id)
+{
+    const char *name = h->resource_name(id);
+    return name ? name : "?";
+}
+
+/* Sets the verdict's reason, naming the pod set when there are several. */
+__attribute__((format(printf, 5, 6))) static void
+podset_reason(const struct ordo_host *h, struct ordo_cycle *cy,
+              const struct ordo_workload *wl, uint32_t ps, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (h->wl_n_podsets(wl) > 1)
+        h->reason(cy, "pod set %s: %s", h->ps_name(wl, ps), msg);
+    else
+        h->reason(cy, "%s", msg);
+}
+
+static int64_t taken_of(const struct taken_list *tl,
+                        const struct ordo_flavor *f, ordo_resource_id id)
+{
+    for (size_t i = 0; i < tl->n; i++)
+        if (tl->items[i].f == f && tl->items[i].id == id)
+            return tl->items[i].milli;
+    return 0;
+}
+
+/* Room: one entry per distinct (flavor, resource), at most one per request
+ * of the workload. */
+static void take(struct taken_list *tl, const struct ordo_flavor *f,
+                 ordo_resource_id id, int64_t milli)
+{
+    for (size_t i = 0; i < tl->n; i++)
+        if (tl->items[i].f == f && tl->items[i].id == id) {
+            tl->items[i].milli = sat_add(tl->items[i].milli, milli);
+            return;
+        }
+    tl->items[tl->n++] = (struct taken){.f = f, .id = id, .milli = milli};
+}
+
+/* True when request i of pod set ps is covered by group g; *ret_milli is
+ * the request of one pod, *ret_need count * request (a negative request
+ * counts as zero). */
+static bool request_in_group(const struct ordo_host *h,
+                             const struct ordo_workload *wl, uint32_t ps,
+                             uint32_t i, uint32_t g, ordo_resource_id *ret_id,
+                             int64_t *ret_milli, int64_t *ret_need)
+{
+    h->ps_request(wl, ps, i, ret_id, ret_milli);
+    if (h->cq_group_of(h->wl_cq(wl), *ret_id) != (int32_t)g)
+        return false;
+    *ret_need = *ret_milli > 0 ? sat_mul(*ret_milli, h->ps_count(wl, ps)) : 0;
+    return true;
+}
+
+/* Whether pod set ps needs group g: it requests something > 0 the group
+ * covers. */
+static bool group_needed(const struct ordo_host *h,
+                         const struct ordo_workload *wl, uint32_t ps,
+                         uint32_t g)
+{
+    uint32_t n_req = h->ps_n_requests(wl, ps);
+    for (uint32_t i = 0; i < n_req; i++) {
+        ordo_resource_id id;
+        int64_t milli, need;
+        if (request_in_group(h, wl, ps, i, g, &id, &milli, &need) && milli > 0)
+            return true;
+    }
+    return false;
+}
+
+/* ---- Kueue's ordering of modes ----------------------------------------
+ *
+ * isPreferred: whether a is better than b. NoFit always loses; then
+ * BorrowingOverPreemption (the default, also for no preference): the better
+ * mode first, a tie goes to the lower borrowing level;
+ * PreemptionOverBorrowing: the lower borrowing level first, a tie goes to
+ * the better mode. Equal modes are not preferred (the first one stays). */
+static bool is_preferred(struct gmode a, struct gmode b, uint32_t preference)
+{
+    if (a.mode == M_NOFIT)
+        return false;
+    if (b.mode == M_NOFIT)
+        return true;
+    if (preference == ORDO_PREEMPTION_OVER_BORROWING) {
+        if (a.level != b.level)
+            return a.level < b.level;
+        return a.mode > b.mode;
+    }
+    if (a.mode != b.mode)
+        return a.mode > b.mode;
+    return a.level < b.level;
+}
+
+/* shouldTryNextFlavor: keep scanning past NoFit (NoCandidates included),
+ * past Preempt when whenCanPreempt is TryNextFlavor, past borrowing when
+ * whenCanBorrow is TryNextFlavor. */
+static bool should_try_next(struct gmode m, const struct policy *pol)
+{
+    if (m.mode == M_NOFIT)
+        return true;
+    if (m.mode == M_PREEMPT && pol->when_can_preempt == ORDO_TRY_NEXT_FLAVOR)
+        return true;
+    if (m.level > 0 && pol->when_can_borrow == ORDO_TRY_NEXT_FLAVOR)
+        return true;
+    return false;
+}
+
+/* ---- one resource, one flavor, one group ------------------------------ */
+
+/* fitsResourceQuota for (f, id) of the workload's ClusterQueue: val =
+ * prev + need. Fills *why when the result is not Fit. */
+static struct gmode
+fit_resource(const struct ordo_host *h, struct ordo_cycle *cy,
+             const struct ordo_cq *cq, const struct policy *pol,
+             const struct ordo_flavor *f, ordo_resource_id id, int64_t prev,
+             int64_t need, struct why *why)
+{
+    int64_t val = sat_add(prev, need);
+    int64_t potential = h->cq_potential_available(cy, cq, f, id);
+    *why = (struct why){.f = f, .id = id, .prev = prev, .need = need};
+    if (val > potential) {
+        why->kind = WHY_MAX;
+        why->limit = potential;
+        why->more = sat_sub(val, potential);
+        return (struct gmode){M_NOFIT, 0};
+    }
+    uint32_t level = h->cq_borrowing_level(cy, cq, f, id, val);
+    int64_t available = h->cq_available(cy, cq, f, id);
+    if (val <= available)
+        return (struct gmode){M_FIT, level};
+
+    why->kind = WHY_UNUSED;
+    why->limit = available;
+    why->more = sat_sub(val, available);
+    int64_t nominal = 0;
+    bool listed = h->cq_nominal(cq, f, id, &nominal);
+    bool worth = (listed && val <= nominal) ||
+                 h->cq_fits_below_root(cq, f, id, val) ||
+                 pol->preempt_while_borrowing;
+    /* Kueue would now run its preemption algorithm for this one resource
+     * (SimulatePreemption). When the policies exclude every possible victim
+     * (withinClusterQueue Never, and reclaimWithinCohort Never or no
+     * cohort) it finds NoCandidates, which shouldTryNextFlavor passes over
+     * like NoFit and which can never be admitted this cycle: it is NoFit
+     * here. Otherwise the victims themselves are the PREEMPT plugin's
+     * business, and the borrowing level is the one of val on the current
+     * usage rather than Kueue's level with the victims removed. */
+    if (worth && pol->may_have_candidates)
+        return (struct gmode){M_PREEMPT, level};
+    return (struct gmode){M_NOFIT, level};
+}
+
+/* Evaluates flavor f for the resources of group g that pod set ps
+ * requests. As in Kueue, the representative mode is the least preferred of
+ * the resources' modes (by is_preferred, so it depends on the preference),
+ * and the first NoFit resource ends the evaluation. */
+static void flavor_mode(const struct ordo_host *h, struct ordo_cycle *cy,
+                        const struct ordo_workload *wl, uint32_t ps, uint32_t g,
+                        const struct policy *pol, const struct ordo_flavor *f,
+                        const struct taken_list *tl, struct flavor_eval *ev)
+{
+    const struct ordo_cq *cq = h->wl_cq(wl);
+    uint32_t n_req = h->ps_n_requests(wl, ps);
+    *ev = (struct flavor_eval){.f = f, .rep = {M_FIT, 0}, .worst = M_FIT};
+    for (uint32_t i = 0; i < n_req; i++) {
+        ordo_resource_id id;
+        int64_t milli, need;
+        if (!request_in_group(h, wl, ps, i, g, &id, &milli, &need))
+            continue;
+        struct why why;
+        struct gmode m = fit_resource(h, cy, cq, pol, f, id,
+                                      taken_of(tl, f, id), need, &why);
+        if (is_preferred(ev->rep, m, pol->preference))
+            ev->rep = m;
+        if (m.mode < ev->worst)
+            ev->worst = m.mode;
+        if (m.level > ev->max_level)
+            ev->max_level = m.level;
+        if (m.mode == M_NOFIT || (m.mode == M_PREEMPT && !ev->why.kind))
+            ev->why = why;
+        if (m.mode == M_NOFIT)
+            break;
+    }
+}
+
+/* Whether the NoFit flavor a came closer to fitting than b: waiting for
+ * quota beats exceeding the maximum capacity (Kueue reports the least
+ * severe reason among a group's flavors), then the smaller shortfall of the
+ * same resource; ties keep b (the earlier flavor). */
+static bool closer(const struct why *a, const struct why *b)
+{
+    if (a->kind != b->kind)
+        return a->kind < b->kind;
+    return a->id == b->id && a->more < b->more;
+}
+
+static void why_reason(const struct ordo_host *h, struct ordo_cycle *cy,
+                       const struct ordo_workload *wl, uint32_t ps,
+                       const struct why *w)
+{
+    const char *r = res_name(h, w->id);
+    const char *f = h->flavor_name(w->f);
+    char a[QTY_MAX], b[QTY_MAX], c[QTY_MAX];
+    if (w->kind == WHY_MAX)
+        podset_reason(h, cy, wl, ps,
+                      "insufficient quota for %s in flavor %s, previously "
+                      "considered podsets requests (%s) + current podset "
+                      "request (%s) > maximum capacity (%s)",
+                      r, f, qty(r, w->prev, a), qty(r, w->need, b),
+                      qty(r, w->limit, c));
+    else
+        podset_reason(h, cy, wl, ps,
+                      "insufficient unused quota for %s in flavor %s, %s more "
+                      "needed",
+                      r, f, qty(r, w->more, a));
+}
+
+/* ---- a pod set -------------------------------------------------------- */
+
+/* What one pod set got. */
+struct podset_result {
+    enum mode mode;   /* worst over its groups */
+    uint32_t level;   /* highest borrowing level */
+    bool has_preempt; /* preempt_why is set */
+    struct why preempt_why;
+};
+
+/* Scans the flavors of group g for pod set ps and assigns the chosen one:
+ * ORDO_OK, ORDO_UNSCHEDULABLE (NoFit, reason set) or ORDO_ERROR (reason
+ * set). */
+static enum ordo_verdict
+assign_group(const struct ordo_host *h, struct ordo_cycle *cy,
+             const struct ordo_workload *wl, uint32_t ps, uint32_t g,
+             const struct policy *pol, struct taken_list *tl,
+             struct podset_result *res)
+{
+    const struct ordo_cq *cq = h->wl_cq(wl);
+    uint32_t n_flavors = h->cq_group_n_flavors(cq, g);
+    struct flavor_eval best = {.rep = {M_NOFIT, UINT32_MAX}};
+    struct why closest = {0};
+    bool any_eligible = false;
+    for (uint32_t fi = 0; fi < n_flavors; fi++) {
+        const struct ordo_flavor *f = h->cq_group_flavor(cq, g, fi);
+        if (!h->ps_matches_flavor(wl, ps, f))
+            continue;
+        any_eligible = true;
+        struct flavor_eval ev;
+        flavor_mode(h, cy, wl, ps, g, pol, f, tl, &ev);
+        if (ev.rep.mode == M_NOFIT &&
+            (!closest.kind || closer(&ev.why, &closest)))
+            closest = ev.why;
+        if (!should_try_next(ev.rep, pol)) {
+            best = ev;
+            break;
+        }
+        if (is_preferred(ev.rep, best.rep, pol->preference))
+            best = ev;
+    }
+    if (best.rep.mode == M_NOFIT) {
+        if (!any_eligible)
+            h->reason(cy,
+                      "no flavor matches the node selector / tolerations of "
+                      "pod set %s",
+                      h->ps_name(wl, ps));
+        else
+            why_reason(h, cy, wl, ps, &closest);
+        return ORDO_UNSCHEDULABLE;
+    }
+
+    if (h->assign_flavor(cy, ps, g, best.f) != 0) {
+        h->reason(cy, "the host refused flavor %s for pod set %s",
+                  h->flavor_name(best.f), h->ps_name(wl, ps));
+        return ORDO_ERROR;
+    }
+    uint32_t n_req = h->ps_n_requests(wl, ps);
+    for (uint32_t i = 0; i < n_req; i++) {
+        ordo_resource_id id;
+        int64_t milli, need;
+        if (request_in_group(h, wl, ps, i, g, &id, &milli, &need))
+            take(tl, best.f, id, need);
+    }
+    if (best.worst < res->mode)
+        res->mode = best.worst;
+    if (best.max_level > res->level)
+        res->level = best.max_level;
+    if (best.worst == M_PREEMPT && !res->has_preempt) {
+        res->has_preempt = true;
+        res->preempt_why = best.why;
+    }
+    return ORDO_OK;
+}
+
+static enum ordo_verdict assign_podset(const struct ordo_host *h,
+                                       struct ordo_cycle *cy,
+                                       const struct ordo_workload *wl,
+                                       uint32_t ps, const struct policy *pol,
+                                       struct taken_list *tl,
+                                       struct podset_result *res)
+{
+    const struct ordo_cq *cq = h->wl_cq(wl);
+    uint32_t n_req = h->ps_n_requests(wl, ps);
+    *res = (struct podset_result){.mode = M_FIT};
+    /* A zero request of a resource no group covers is ignored. */
+    for (uint32_t i = 0; i < n_req; i++) {
+        ordo_resource_id id;
+        int64_t milli;
+        h->ps_request(wl, ps, i, &id, &milli);
+        if (milli > 0 && h->cq_group_of(cq, id) < 0) {
+            podset_reason(h, cy, wl, ps,
+                          "resource %s unavailable in ClusterQueue %s",
+                          res_name(h, id), h->cq_name(cq));
+            return ORDO_UNSCHEDULABLE;
+        }
+    }
+    uint32_t n_groups = h->cq_n_groups(cq);
+    for (uint32_t g = 0; g < n_groups; g++) {
+        if (!group_needed(h, wl, ps, g))
+            continue;
+        enum ordo_verdict v = assign_group(h, cy, wl, ps, g, pol, tl, res);
+        if (v != ORDO_OK)
+            return v;
+    }
+    return ORDO_OK;
+}
+
+/* ---- ops -------------------------------------------------------------- */
+
+static void read_policy(const struct ordo_host *h, struct ordo_cycle *cy,
+                        const struct ordo_cq *cq, struct policy *pol)
+{
+    uint32_t within = h->cq_preemption(cq, ORDO_WITHIN_CLUSTER_QUEUE);
+    uint32_t reclaim = h->cq_preemption(cq, ORDO_RECLAIM_WITHIN_COHORT);
+    uint32_t borrow = h->cq_preemption(cq, ORDO_BORROW_WITHIN_COHORT);
+    *pol = (struct policy){
+        .when_can_borrow = h->cq_fungibility(cq, ORDO_WHEN_CAN_BORROW),
+        .when_can_preempt = h->cq_fungibility(cq, ORDO_WHEN_CAN_PREEMPT),
+        .preference = h->cq_fungibility(cq, ORDO_PREFERENCE),
+        .preempt_while_borrowing =
+            borrow != ORDO_PREEMPT_NEVER ||
+            (h->fair_sharing(cy) && reclaim != ORDO_PREEMPT_NEVER),
+        .may_have_candidates =
+            within != ORDO_PREEMPT_NEVER ||
+            (h->cq_has_cohort(cq) && reclaim != ORDO_PREEMPT_NEVER),
+    };
+}
+
+/* Assigns every pod set; ORDO_OK with *ret_mode and *ret_level when it
+ * decided (the reason set unless FIT), else the verdict to return. */
+static enum ordo_verdict assign_workload(const struct ordo_host *h,
+                                         struct ordo_cycle *cy,
+                                         const struct ordo_workload *wl,
+                                         enum ordo_quota_mode *ret_mode,
+                                         uint32_t *ret_level)
+{
+    uint32_t n_ps = h->wl_n_podsets(wl);
+    size_t cap = 1;
+    for (uint32_t ps = 0; ps < n_ps; ps++)
+        cap += h->ps_n_requests(wl, ps);
+    struct taken_list tl = {.items =
+                                h->cycle_alloc(cy, cap * sizeof(struct taken))};
+    if (!tl.items) {
+        h->reason(cy, "out of cycle memory");
+        return ORDO_ERROR;
+    }
+
+    struct policy pol;
+    read_policy(h, cy, h->wl_cq(wl), &pol);
+
+    enum mode mode = M_FIT;
+    uint32_t level = 0;
+    bool has_preempt = false;
+    uint32_t preempt_ps = 0;
+    struct why preempt_why = {0};
+    for (uint32_t ps = 0; ps < n_ps; ps++) {
+        struct podset_result res;
+        enum ordo_verdict v = assign_podset(h, cy, wl, ps, &pol, &tl, &res);
+        if (v == ORDO_UNSCHEDULABLE)
+            return ORDO_OK; /* decided: NOFIT, reason set */
+        if (v != ORDO_OK)
+            return v;
+        if (res.mode < mode)
+            mode = res.mode;
+        if (res.level > level)
+            level = res.level;
+        if (res.has_preempt && !has_preempt) {
+            has_preempt = true;
+            preempt_ps = ps;
+            preempt_why = res.preempt_why;
+        }
+    }
+    *ret_level = level;
+    if (mode == M_PREEMPT) {
+        /* The first pod set that needs preemption, and why. */
+        why_reason(h, cy, wl, preempt_ps, &preempt_why);
+        *ret_mode = ORDO_QUOTA_PREEMPT;
+    } else {
+        *ret_mode = ORDO_QUOTA_FIT;
+    }
+    return ORDO_OK;
+}
+
+static enum ordo_verdict kueue_quota_assign(void *self, struct ordo_cycle *cy,
+                                            const struct ordo_workload *wl,
+                                            enum ordo_quota_mode *ret_mode)
+{
+    const struct kueue_quota *s = self;
+    const struct ordo_host *h = s->host;
+    enum ordo_quota_mode mode = ORDO_QUOTA_NOFIT;
+    uint32_t level = 0;
+    enum ordo_verdict v = assign_workload(h, cy, wl, &mode, &level);
+    if (v != ORDO_OK)
+        mode = ORDO_QUOTA_NOFIT;
+    /* The level of what was assigned: 0 unless admissible. */
+    h->assign_borrowing(cy, mode == ORDO_QUOTA_NOFIT ? 0 : level);
+    *ret_mode = mode;
+    return v;
+}
+
+static int kueue_quota_init(const struct ordo_host *host,
+                            const struct ordo_plugin *p, void **ret_self)
+{
+    struct kueue_quota *self = host->alloc(sizeof(*self));
+    if (!self) {
+        host->log(p, ORDO_LOG_ERROR, "out of memory");
+        return -ENOMEM;
+    }
+    self->host = host;
+    self->p = p;
+    *ret_self = self;
+    return 0;
+}
+
+static void kueue_quota_fini(void *self)
+{
+    struct kueue_quota *s = self;
+    if (s)
+        s->host->free(s);
+}
+
+static const struct ordo_quota_ops kueue_quota_ops = {
+    .assign = kueue_quota_assign,
+};
+
+ORDO_PLUGIN_DESCRIPTOR = {
+    ORDO_PLUGIN_HEADER,
+    .kind = ORDO_PLUGIN_QUOTA,
+    .name = "kueue-quota",
+    .version = "1.0.0",
+    .summary = "Kueue's flavor assignment: borrowing, preemption modes and "
+               "flavor fungibility",
+    .init = kueue_quota_init,
+    .fini = kueue_quota_fini,
+    .quota = &kueue_quota_ops,
+};
