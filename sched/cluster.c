@@ -139,13 +139,18 @@ struct flavor *cluster_flavor(struct cluster *c, const char *name)
     return f;
 }
 
+/* Files o by key. The Kueue kinds and the other configuration-like kinds
+ * are replaced when they exist already (as `kubectl apply` of a changed
+ * object does); the old object is freed. */
 static int index_add(struct obj_entry **index, struct object *o)
 {
     char key[512];
     object_key(o, key, sizeof(key));
-    if (cluster_find(*index, key)) {
-        object_free(o);
-        return -EEXIST;
+    struct obj_entry *old = cluster_find(*index, key);
+    if (old) {
+        object_free(old->obj);
+        old->obj = o;
+        return 0;
     }
     struct obj_entry *e = calloc(1, sizeof(*e));
     if (!e || !(e->key = strdup(key))) {
@@ -260,8 +265,9 @@ static int add_flavor(struct cluster *c, struct object *o)
 {
     struct flavor *f = cluster_flavor(c, o->meta.name);
     if (f && f->obj) {
-        object_free(o);
-        return -EEXIST;
+        object_free(f->obj); /* an update */
+        f->obj = o;
+        return 0;
     }
     if (!f) {
         f = calloc(1, sizeof(*f));
@@ -278,9 +284,13 @@ static int add_flavor(struct cluster *c, struct object *o)
 
 static int add_cq(struct cluster *c, struct object *o)
 {
-    if (cluster_cq(c, o->meta.name)) {
-        object_free(o);
-        return -EEXIST;
+    struct cq *old = cluster_cq(c, o->meta.name);
+    if (old) {
+        /* An update: rebuilt with the queues at the next cluster_sync().
+         * Its groups point into the object only through names. */
+        object_free(old->obj);
+        old->obj = o;
+        return 0;
     }
     struct cq *q = calloc(1, sizeof(*q));
     if (!q || !(q->name = strdup(o->meta.name))) {
@@ -564,6 +574,13 @@ int cluster_rebuild_queues(struct cluster *c)
     c->n_cqs = n;
     if (qtree_build(&c->tree, c) < 0)
         return -ENOMEM;
+    c->drain = false;
+    for (uint32_t k = 0; k < n; k++)
+        c->drain |= v[k]->obj->u.cluster_queue.stop_policy ==
+                    STOP_POLICY_HOLD_AND_DRAIN;
+    struct obj_entry *e, *etmp;
+    HASH_ITER(hh, c->lqs, e, etmp)
+    c->drain |= e->obj->u.local_queue.stop_policy == STOP_POLICY_HOLD_AND_DRAIN;
     /* Usage from admitted workloads, and queue membership. */
     return workload_requeue_all(c);
 }

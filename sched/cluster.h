@@ -94,7 +94,8 @@ struct workload {
     enum wl_state state;
     /* Admission: flavor per pod set per resource group of cq. */
     struct cq *admitted_cq;
-    struct flavor **flavors; /* [ps * n_groups + g] */
+    struct flavor **flavors; /* [ps * flavor_groups + g] */
+    uint32_t flavor_groups;  /* the admitted CQ's group count then */
     bool borrows;
     int64_t admitted_ns, finished_ns;
     bool has_admitted, has_finished;
@@ -168,6 +169,7 @@ struct cluster {
     struct workload **fresh;
     size_t n_fresh, cap_fresh;
     bool queues_dirty; /* a Kueue object changed: rebuild everything */
+    bool drain;        /* some ClusterQueue or LocalQueue is HoldAndDrain */
     /* Admitted workloads with pods that have no node yet. */
     struct workload **stragglers;
     size_t n_stragglers, cap_stragglers;

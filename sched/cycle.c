@@ -305,6 +305,7 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
                                    sizeof(*flavors));
     free(wl->flavors);
     wl->flavors = flavors;
+    wl->flavor_groups = q->n_groups;
     wl->admitted_cq = q;
     wl->borrows = e->borrowing > 0;
     wl->state = WL_ADMITTED;
@@ -416,15 +417,14 @@ static bool preemption_helps(struct ordo_cycle *cy, struct entry *e,
     return ok;
 }
 
+/* Evicts an admitted workload: `by` says why, for its record. */
 static void evict(struct ordo_cycle *cy, struct workload *victim,
-                  const struct workload *preemptor)
+                  const char *by)
 {
-    snprintf(victim->evicted_by, sizeof(victim->evicted_by), "%s",
-             preemptor->key);
+    snprintf(victim->evicted_by, sizeof(victim->evicted_by), "%s", by);
     victim->evicting = true;
     cy->s->evictions++;
-    LOG_V(2, "preempting workload wl=\"%s\" for=\"%s\"", victim->key,
-          preemptor->key);
+    LOG_V(2, "evicting workload wl=\"%s\" by=\"%s\"", victim->key, by);
     /* Pods leave through the backend; the last one gone requeues it. */
     for (size_t i = 0; i < victim->n_pods && victim->evicting; i++) {
         struct pod *p = victim->pods[i];
@@ -518,7 +518,7 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
             len += (size_t)snprintf(e->reason + len, sizeof(e->reason) - len,
                                     " %s", victims[k]->key);
         if (!victims[k]->evicting)
-            evict(cy, victims[k], e->wl);
+            evict(cy, victims[k], e->wl->key);
     }
     e->wl->preempting = true;
     return 1;
@@ -656,6 +656,35 @@ static void place_stragglers(struct ordo_cycle *cy)
     c->n_stragglers = keep;
 }
 
+/* stopPolicy HoldAndDrain on a ClusterQueue or LocalQueue: its admitted
+ * workloads are evicted (Kueue: reason ClusterQueueStopped /
+ * LocalQueueStopped) and nothing new is admitted. */
+static void drain_stopped(struct ordo_cycle *cy)
+{
+    struct cluster *c = cy->c;
+    if (!c->drain)
+        return;
+    struct workload *w, *tmp;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    {
+        if (w->state != WL_ADMITTED || w->evicting || !w->admitted_cq)
+            continue;
+        const char *by = NULL;
+        if (w->admitted_cq->obj->u.cluster_queue.stop_policy ==
+            STOP_POLICY_HOLD_AND_DRAIN)
+            by = "ClusterQueue stopped (HoldAndDrain)";
+        char key[512];
+        snprintf(key, sizeof(key), "%s/%s", w->ns,
+                 w->local_queue ? w->local_queue : "default");
+        struct obj_entry *lq = cluster_find(c->lqs, key);
+        if (lq && lq->obj->u.local_queue.stop_policy ==
+                      STOP_POLICY_HOLD_AND_DRAIN)
+            by = "LocalQueue stopped (HoldAndDrain)";
+        if (by)
+            evict(cy, w, by);
+    }
+}
+
 int cycle_run(struct scheduler *s)
 {
     struct cluster *c = &s->cluster;
@@ -664,6 +693,7 @@ int cycle_run(struct scheduler *s)
     if (!cy.scratch)
         return -ENOMEM;
     s->cycles++;
+    drain_stopped(&cy);
     place_stragglers(&cy);
 
     struct entry *entries = arena_calloc(cy.scratch, c->n_cqs + 1,

@@ -167,7 +167,11 @@ static struct json_object *podset_flavors(const struct workload *w, uint32_t ps)
                 covers = grp->res_ids[r] == id;
             if (!covers)
                 continue;
-            const struct flavor *f = w->flavors[ps * q->n_groups + g];
+            /* The layout of the admission (the CQ may have changed). */
+            uint32_t ng = w->flavor_groups ? w->flavor_groups : q->n_groups;
+            if (g >= ng)
+                break;
+            const struct flavor *f = w->flavors[ps * ng + g];
             if (f && put(obj, res_name(id), json_object_new_string(f->name),
                          false) < 0) {
                 json_object_put(obj);

@@ -510,6 +510,31 @@ static int infer_flavors(struct workload *w, struct cq *q)
             w->flavors[ps * q->n_groups + g] = pick;
         }
     }
+    w->flavor_groups = q->n_groups;
+    return 0;
+}
+
+/* After a ClusterQueue changed, lays an admitted workload's flavors out by
+ * the new resource groups: each group gets the flavor the pod set had
+ * that the group lists (none when the group is new to it). */
+static int remap_flavors(struct workload *w, const struct cq *q)
+{
+    uint32_t ng = q->n_groups ? q->n_groups : 1;
+    struct flavor **v = calloc((size_t)w->n_podsets * ng, sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        for (uint32_t g = 0; g < q->n_groups; g++)
+            for (uint32_t k = 0; k < w->flavor_groups; k++) {
+                struct flavor *f = w->flavors[ps * w->flavor_groups + k];
+                if (f && cq_group_flavor_index(&q->groups[g], f) >= 0) {
+                    v[ps * q->n_groups + g] = f;
+                    break;
+                }
+            }
+    free(w->flavors);
+    w->flavors = v;
+    w->flavor_groups = q->n_groups;
     return 0;
 }
 
@@ -550,6 +575,8 @@ int workload_enqueue(struct cluster *c, struct workload *w)
             if (infer_flavors(w, q) < 0)
                 return -ENOMEM;
         }
+        if (w->flavors && remap_flavors(w, q) < 0)
+            return -ENOMEM;
         w->cq = q;
         w->queued = true;
         cq_charge(q, w, 1);
@@ -581,7 +608,9 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
     w->evictions++;
     free(w->flavors);
     w->flavors = NULL;
-    workload_set_reason(w, "evicted: preempted by %s", w->evicted_by);
+    workload_set_reason(w, "evicted: %s%s",
+                        strchr(w->evicted_by, '/') ? "preempted by " : "",
+                        w->evicted_by);
     workload_enqueue(c, w);
     for (uint32_t i = 0; i < c->n_cqs; i++)
         c->cqs_v[i]->requeue_gen++;
