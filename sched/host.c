@@ -669,6 +669,16 @@ static uint32_t host_fs_strategies(struct ordo_cycle *cy, uint32_t ret[2])
     return n;
 }
 
+static bool host_cq_max_priority_threshold(const struct ordo_cq *cq,
+                                           int32_t *ret)
+{
+    const struct cluster_queue *spec = &CQ(cq)->obj->u.cluster_queue;
+    if (!spec->has_max_priority_threshold)
+        return false;
+    *ret = spec->max_priority_threshold;
+    return true;
+}
+
 static const struct ordo_host host = {
     .abi_major = ORDO_ABI_MAJOR,
     .abi_minor = ORDO_ABI_MINOR,
@@ -734,6 +744,7 @@ static const struct ordo_host host = {
     .fs_preemptor_share = host_fs_preemptor_share,
     .fs_target_share = host_fs_target_share,
     .fs_strategies = host_fs_strategies,
+    .cq_max_priority_threshold = host_cq_max_priority_threshold,
 };
 
 const struct ordo_host *host_table(void)

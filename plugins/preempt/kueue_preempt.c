@@ -26,10 +26,9 @@
  *     limit left that removals cannot lift); the advantage is thus the same
  *     for all other-CQ candidates, i.e. only the ClusterQueue level of
  *     Kueue's walk up the cohort tree is modelled;
- *   - ReclaimWhileBorrowing when borrowWithinCohort is not Never and the
- *     candidate's priority is strictly lower than the preemptor's
- *     (maxPriorityThreshold is not exposed by the ABI: treated as unset;
- *     any policy value other than Never behaves as LowerPriority);
+ *   - ReclaimWhileBorrowing when borrowWithinCohort is LowerPriority, the
+ *     candidate's priority is strictly lower than the preemptor's and, when
+ *     maxPriorityThreshold is set, at most the threshold;
  *   - ReclaimWithoutBorrowing otherwise (skipped in attempts that allow
  *     borrowing).
  * Attempts (allowBorrowing): [true] when there is no other-CQ candidate, or
@@ -337,6 +336,9 @@ static bool classical(struct run *x)
     uint32_t borrow = h->cq_preemption(x->cq, ORDO_BORROW_WITHIN_COHORT);
     bool forbidden = borrow == ORDO_PREEMPT_NEVER;
     bool has_other = false;
+    int32_t threshold = 0;
+    bool has_threshold = h->cq_max_priority_threshold &&
+                         h->cq_max_priority_threshold(x->cq, &threshold);
 
     for (uint32_t i = 0; i < x->n; i++) {
         struct cand *c = &x->c[i];
@@ -360,7 +362,8 @@ static bool classical(struct run *x)
             continue;
         if (advantage)
             c->variant = V_HIERARCHICAL;
-        else if (forbidden || c->prio >= x->prio)
+        else if (forbidden || c->prio >= x->prio ||
+                 (has_threshold && c->prio > threshold))
             c->variant = V_RECLAIM_WITHOUT_BORROWING;
         else
             c->variant = V_RECLAIM_WHILE_BORROWING;

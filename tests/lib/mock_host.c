@@ -779,6 +779,15 @@ static int64_t m_fs_target_share(struct ordo_cycle *cy,
     return sat_sub(target->fs_share, removed_frees(cy, target));
 }
 
+static bool m_cq_max_priority_threshold(const struct ordo_cq *cq,
+                                        int32_t *ret)
+{
+    MOCK_CHECK(cq);
+    if (cq->has_threshold)
+        *ret = cq->threshold;
+    return cq->has_threshold;
+}
+
 static uint32_t m_fs_strategies(struct ordo_cycle *cy, uint32_t ret[2])
 {
     MOCK_CHECK(cy && ret);
@@ -853,6 +862,7 @@ static const struct ordo_host host = {
     .fs_preemptor_share = m_fs_preemptor_share,
     .fs_target_share = m_fs_target_share,
     .fs_strategies = m_fs_strategies,
+    .cq_max_priority_threshold = m_cq_max_priority_threshold,
 };
 
 const struct ordo_host *mock_host(void)

@@ -136,6 +136,9 @@ struct ordo_cq {
     int64_t borrowed;
     int64_t fs_share;
     int64_t fs_preemptor_share;
+    /* borrowWithinCohort.maxPriorityThreshold (cq_max_priority_threshold) */
+    bool has_threshold;
+    int32_t threshold;
 };
 
 struct mock_podset {

@@ -559,6 +559,17 @@ static void test_borrow_within_cohort_lower_priority(void **state)
     borrow_case(state, LOWER, 10, false);
 }
 
+/* maxPriorityThreshold: only victims at or below it may be taken while
+ * borrowing. */
+static void test_borrow_within_cohort_threshold(void **state)
+{
+    cq_a.has_threshold = true;
+    cq_a.threshold = 5;
+    borrow_case(state, LOWER, 5, true);
+    borrow_case(state, LOWER, 6, false);
+    cq_a.has_threshold = false;
+}
+
 /* Hierarchical advantage: team-a fits within nominal once the cohort gives
  * back, so even a higher-priority workload of a borrowing ClusterQueue
  * may go with borrowWithinCohort Never. */
@@ -809,6 +820,7 @@ int main(void)
         T(test_errors),
         T(test_borrow_within_cohort_never),
         T(test_borrow_within_cohort_lower_priority),
+        T(test_borrow_within_cohort_threshold),
         T(test_hierarchical_reclaim),
         T(test_attempts_under_nominal),
         T(test_attempts_under_nominal_from_assignment),

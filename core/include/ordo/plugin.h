@@ -314,6 +314,10 @@ struct ordo_host {
      * (1 = LessThanOrEqualToFinalShare, 2 = LessThanInitialShare); returns
      * how many (at most 2) were written into ret. */
     uint32_t (*fs_strategies)(struct ordo_cycle *cy, uint32_t ret[2]);
+    /* preemption.borrowWithinCohort.maxPriorityThreshold of cq: false when
+     * unset. */
+    bool (*cq_max_priority_threshold)(const struct ordo_cq *cq,
+                                      int32_t *ret);
 };
 
 /* ---- op tables, one per kind ---------------------------------------------
