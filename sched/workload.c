@@ -611,6 +611,14 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
     workload_set_reason(w, "evicted: %s%s",
                         strchr(w->evicted_by, '/') ? "preempted by " : "",
                         w->evicted_by);
+    if (w->kind == WL_POD || w->kind == WL_POD_GROUP) {
+        /* Plain pods have no controller to make them again: once evicted
+         * they are done (Kueue finishes such a workload too). */
+        w->state = WL_FINISHED;
+        w->finished_ns = c->now_ns;
+        w->has_finished = true;
+        return;
+    }
     workload_enqueue(c, w);
     for (uint32_t i = 0; i < c->n_cqs; i++)
         c->cqs_v[i]->requeue_gen++;

@@ -42,7 +42,7 @@ check "validate k8s fixtures" 1 "7 objects, 1 Namespace, 1 Node, 2 Pod, 2 Job, 1
 check "validate k8s fixtures: envelope" 1 "core.v1.WatchEvent.json: kind: missing: not a Kubernetes object" \
     -- "$bin" --validate "$data/k8s-api"
 
-check "sim quickstart with invariant checks" 0 "workloads: 20 (0 pending, 0 admitted, 20 finished)" \
+check "sim quickstart with invariant checks" 0 "workloads: 21 (0 pending, 0 admitted, 21 finished)" \
     -- "$bin" --sim "$data/../../examples/quickstart" --no-progress --sim-check
 check "sim-check reports a violation" 1 "invariant violated at t=0s: node small: cpu used 2000 > allocatable 1000" \
     -- "$bin" --sim "$data/sim/overcommitted" --no-progress --sim-check
