@@ -13,11 +13,6 @@ plugins_queue_best_effort_fifo_la_SOURCES = %reldir%/queue/best_effort_fifo.c %r
 plugins_queue_best_effort_fifo_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 plugins_queue_best_effort_fifo_la_LDFLAGS = $(PLUGIN_LINK_FLAGS)
 
-plugin_LTLIBRARIES += plugins/quota_nominal_quota.la
-plugins_quota_nominal_quota_la_SOURCES = %reldir%/quota/nominal_quota.c
-plugins_quota_nominal_quota_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
-plugins_quota_nominal_quota_la_LDFLAGS = $(PLUGIN_LINK_FLAGS)
-
 plugin_LTLIBRARIES += plugins/place_resource_fit.la
 plugins_place_resource_fit_la_SOURCES = %reldir%/place/resource_fit.c
 plugins_place_resource_fit_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)

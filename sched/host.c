@@ -14,6 +14,7 @@
 #include "labels.h"
 #include "log.h"
 #include "plugins.h"
+#include "quantity.h"
 #include "resid.h"
 #include "workload.h"
 
@@ -679,6 +680,22 @@ static bool host_cq_max_priority_threshold(const struct ordo_cq *cq,
     return true;
 }
 
+static const char *host_format_quantity(ordo_resource_id id, int64_t milli,
+                                        char *buf, size_t size)
+{
+    const char *name = resid_name(id);
+    bool binary = name && (strcmp(name, "memory") == 0 ||
+                           strcmp(name, "ephemeral-storage") == 0 ||
+                           strncmp(name, "hugepages-", 10) == 0);
+    struct quantity q = {milli, binary ? QUANTITY_BINARY_SI
+                                       : QUANTITY_DECIMAL_SI};
+    if (!buf || size == 0)
+        return "";
+    if (quantity_format(&q, buf, size) < 0)
+        snprintf(buf, size, "%lldm", (long long)milli);
+    return buf;
+}
+
 static const struct ordo_host host = {
     .abi_major = ORDO_ABI_MAJOR,
     .abi_minor = ORDO_ABI_MINOR,
@@ -745,6 +762,7 @@ static const struct ordo_host host = {
     .fs_target_share = host_fs_target_share,
     .fs_strategies = host_fs_strategies,
     .cq_max_priority_threshold = host_cq_max_priority_threshold,
+    .format_quantity = host_format_quantity,
 };
 
 const struct ordo_host *host_table(void)

@@ -122,14 +122,13 @@ tests_abi_test_abi_CFLAGS = $(UNIT_CFLAGS)
 PLUGIN_TESTS = \
 	tests/plugins/test_strict_fifo \
 	tests/plugins/test_best_effort_fifo \
-	tests/plugins/test_nominal_quota \
 	tests/plugins/test_kueue_quota \
 	tests/plugins/test_resource_fit \
 	tests/plugins/test_kueue_preempt
 check_PROGRAMS += $(PLUGIN_TESTS)
-PLUGIN_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
+PLUGIN_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib -I$(top_srcdir)/core
 PLUGIN_TEST_LDADD = $(CMOCKA_LIBS)
-MOCK_HOST_SRCS = tests/lib/mock_host.c tests/lib/mock_host.h
+MOCK_HOST_SRCS = tests/lib/mock_host.c tests/lib/mock_host.h core/quantity.c
 tests_plugins_test_strict_fifo_SOURCES = tests/plugins/test_strict_fifo.c \
 	tests/plugins/fifo_cases.h plugins/queue/strict_fifo.c \
 	plugins/queue/fifo_order.h $(MOCK_HOST_SRCS)
@@ -143,12 +142,6 @@ tests_plugins_test_best_effort_fifo_SOURCES = \
 tests_plugins_test_best_effort_fifo_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
 tests_plugins_test_best_effort_fifo_CFLAGS = $(UNIT_CFLAGS)
 tests_plugins_test_best_effort_fifo_LDADD = $(PLUGIN_TEST_LDADD)
-tests_plugins_test_nominal_quota_SOURCES = \
-	tests/plugins/test_nominal_quota.c plugins/quota/nominal_quota.c \
-	$(MOCK_HOST_SRCS)
-tests_plugins_test_nominal_quota_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
-tests_plugins_test_nominal_quota_CFLAGS = $(UNIT_CFLAGS)
-tests_plugins_test_nominal_quota_LDADD = $(PLUGIN_TEST_LDADD)
 tests_plugins_test_resource_fit_SOURCES = \
 	tests/plugins/test_resource_fit.c plugins/place/resource_fit.c \
 	$(MOCK_HOST_SRCS)

@@ -30,33 +30,11 @@ struct resource_fit {
 
 #define QTY_MAX 32
 
-/* Memory-like resources print in binary SI. */
-static bool is_binary(const char *resource)
+/* Quantities in reasons, as Kubernetes prints them (host->format_quantity). */
+static const char *qty(const struct ordo_host *h, ordo_resource_id id,
+                       int64_t milli, char buf[QTY_MAX])
 {
-    return strcmp(resource, "memory") == 0 ||
-           strcmp(resource, "ephemeral-storage") == 0 ||
-           strncmp(resource, "hugepages-", strlen("hugepages-")) == 0;
-}
-
-/* Formats milli-units simply: "4", "1500m", and for memory-like resources
- * whole bytes with the largest exact binary suffix ("1536Mi"). */
-static const char *qty(const char *resource, int64_t milli, char buf[QTY_MAX])
-{
-    static const char *const suffix[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-    if (milli % 1000 != 0) {
-        snprintf(buf, QTY_MAX, "%" PRId64 "m", milli);
-        return buf;
-    }
-    int64_t v = milli / 1000;
-    const char *sfx = "";
-    for (size_t i = 0; v != 0 && v % 1024 == 0 && is_binary(resource) &&
-                       i < sizeof(suffix) / sizeof(suffix[0]);
-         i++) {
-        v /= 1024;
-        sfx = suffix[i];
-    }
-    snprintf(buf, QTY_MAX, "%" PRId64 "%s", v, sfx);
-    return buf;
+    return h->format_quantity(id, milli, buf, QTY_MAX);
 }
 
 static const char *res_name(const struct ordo_host *h, ordo_resource_id id)
@@ -138,7 +116,7 @@ static enum ordo_verdict resource_fit_filter(void *self, struct ordo_cycle *cy,
         const char *r = res_name(h, id);
         char a[QTY_MAX], b[QTY_MAX];
         h->reason(cy, "node %s: insufficient %s (needs %s, free %s)", name, r,
-                  qty(r, milli, a), qty(r, free_milli, b));
+                  qty(h, id, milli, a), qty(h, id, free_milli, b));
         /* Preemption cannot make room beyond what the node has at all. */
         return milli > h->node_allocatable(node, id) ? ORDO_UNRESOLVABLE
                                                      : ORDO_UNSCHEDULABLE;

@@ -130,33 +130,11 @@ static int64_t sat_mul(int64_t a, int64_t b)
 
 #define QTY_MAX 32
 
-/* Memory-like resources print in binary SI. */
-static bool is_binary(const char *resource)
+/* Quantities in reasons, as Kubernetes prints them (host->format_quantity). */
+static const char *qty(const struct ordo_host *h, ordo_resource_id id,
+                       int64_t milli, char buf[QTY_MAX])
 {
-    return strcmp(resource, "memory") == 0 ||
-           strcmp(resource, "ephemeral-storage") == 0 ||
-           strncmp(resource, "hugepages-", strlen("hugepages-")) == 0;
-}
-
-/* Formats milli-units simply: "4", "1500m", and for memory-like resources
- * whole bytes with the largest exact binary suffix ("1536Mi"). */
-static const char *qty(const char *resource, int64_t milli, char buf[QTY_MAX])
-{
-    static const char *const suffix[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-    if (milli % 1000 != 0) {
-        snprintf(buf, QTY_MAX, "%" PRId64 "m", milli);
-        return buf;
-    }
-    int64_t v = milli / 1000;
-    const char *sfx = "";
-    for (size_t i = 0; v != 0 && v % 1024 == 0 && is_binary(resource) &&
-                       i < sizeof(suffix) / sizeof(suffix[0]);
-         i++) {
-        v /= 1024;
-        sfx = suffix[i];
-    }
-    snprintf(buf, QTY_MAX, "%" PRId64 "%s", v, sfx);
-    return buf;
+    return h->format_quantity(id, milli, buf, QTY_MAX);
 }
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -374,13 +352,13 @@ static void why_reason(const struct ordo_host *h, struct ordo_cycle *cy,
                       "insufficient quota for %s in flavor %s, previously "
                       "considered podsets requests (%s) + current podset "
                       "request (%s) > maximum capacity (%s)",
-                      r, f, qty(r, w->prev, a), qty(r, w->need, b),
-                      qty(r, w->limit, c));
+                      r, f, qty(h, w->id, w->prev, a), qty(h, w->id, w->need, b),
+                      qty(h, w->id, w->limit, c));
     else
         podset_reason(h, cy, wl, ps,
                       "insufficient unused quota for %s in flavor %s, %s more "
                       "needed",
-                      r, f, qty(r, w->more, a));
+                      r, f, qty(h, w->id, w->more, a));
 }
 
 /* ---- a pod set -------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quantity.h"
 #include "mock_host.h"
 
 #define MOCK_MAX_RESOURCES 64
@@ -779,6 +780,21 @@ static int64_t m_fs_target_share(struct ordo_cycle *cy,
     return sat_sub(target->fs_share, removed_frees(cy, target));
 }
 
+/* Kubernetes printing, by the same code the real host uses. */
+static const char *m_format_quantity(ordo_resource_id id, int64_t milli,
+                                     char *buf, size_t size)
+{
+    const char *name = m_resource_name(id);
+    bool binary = name && (strcmp(name, "memory") == 0 ||
+                           strcmp(name, "ephemeral-storage") == 0 ||
+                           strncmp(name, "hugepages-", 10) == 0);
+    struct quantity q = {milli, binary ? QUANTITY_BINARY_SI
+                                       : QUANTITY_DECIMAL_SI};
+    if (quantity_format(&q, buf, size) < 0)
+        snprintf(buf, size, "%lldm", (long long)milli);
+    return buf;
+}
+
 static bool m_cq_max_priority_threshold(const struct ordo_cq *cq,
                                         int32_t *ret)
 {
@@ -863,6 +879,7 @@ static const struct ordo_host host = {
     .fs_target_share = m_fs_target_share,
     .fs_strategies = m_fs_strategies,
     .cq_max_priority_threshold = m_cq_max_priority_threshold,
+    .format_quantity = m_format_quantity,
 };
 
 const struct ordo_host *mock_host(void)

@@ -318,6 +318,11 @@ struct ordo_host {
      * unset. */
     bool (*cq_max_priority_threshold)(const struct ordo_cq *cq,
                                       int32_t *ret);
+    /* Formats milli-units of resource id the way Kubernetes prints a
+     * Quantity ("1500m", "4", "1536Mi" for memory-like resources) into buf
+     * (size bytes; 32 is always enough) and returns buf. */
+    const char *(*format_quantity)(ordo_resource_id id, int64_t milli,
+                                   char *buf, size_t size);
 };
 
 /* ---- op tables, one per kind ---------------------------------------------
