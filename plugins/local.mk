@@ -27,3 +27,8 @@ plugin_LTLIBRARIES += plugins/quota_kueue_quota.la
 plugins_quota_kueue_quota_la_SOURCES = %reldir%/quota/kueue_quota.c
 plugins_quota_kueue_quota_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 plugins_quota_kueue_quota_la_LDFLAGS = $(PLUGIN_LINK_FLAGS)
+
+# Plugins are loaded by dlopen, never linked: their libtool archives are
+# of no use once installed.
+install-data-hook:
+	rm -f $(DESTDIR)$(plugindir)/*.la

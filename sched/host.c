@@ -628,8 +628,11 @@ static const struct qnode *lowest_common(const struct qnode *a,
     return NULL;
 }
 
-static int64_t host_fs_preemptor_share(struct ordo_cycle *cy,
-                                       const struct ordo_cq *target)
+/* The share, at the children of the lowest common ancestor of the
+ * preemptor's ClusterQueue and target, of the preemptor's side (with its
+ * workload added) or of the target's side. */
+static int64_t share_at_lca(struct ordo_cycle *cy, const struct ordo_cq *target,
+                            bool preemptor_side)
 {
     if (!cy || !cy->wl || !cy->wl->cq->qnode || !CQ(target)->qnode)
         return 0;
@@ -638,22 +641,22 @@ static int64_t host_fs_preemptor_share(struct ordo_cycle *cy,
     bool borrowing;
     if (!lca)
         return 0;
-    const struct qnode *side = p == lca ? p : child_under(p, lca);
-    return qtree_weighted_share(&cy->c->tree, side, cy->need, &borrowing);
+    const struct qnode *n = preemptor_side ? p : t;
+    const struct qnode *side = n == lca ? n : child_under(n, lca);
+    return qtree_weighted_share(&cy->c->tree, side,
+                                preemptor_side ? cy->need : NULL, &borrowing);
+}
+
+static int64_t host_fs_preemptor_share(struct ordo_cycle *cy,
+                                       const struct ordo_cq *target)
+{
+    return share_at_lca(cy, target, true);
 }
 
 static int64_t host_fs_target_share(struct ordo_cycle *cy,
                                     const struct ordo_cq *target)
 {
-    if (!cy || !cy->wl || !cy->wl->cq->qnode || !CQ(target)->qnode)
-        return 0;
-    const struct qnode *p = cy->wl->cq->qnode, *t = CQ(target)->qnode;
-    const struct qnode *lca = lowest_common(p, t);
-    bool borrowing;
-    if (!lca)
-        return 0;
-    const struct qnode *side = t == lca ? t : child_under(t, lca);
-    return qtree_weighted_share(&cy->c->tree, side, NULL, &borrowing);
+    return share_at_lca(cy, target, false);
 }
 
 static uint32_t host_fs_strategies(struct ordo_cycle *cy, uint32_t ret[2])
