@@ -748,8 +748,10 @@ int cycle_run(struct scheduler *s)
             continue;
         }
         if (!quota_recheck(&cy, e, e->reason, sizeof(e->reason))) {
-            e->verdict = ORDO_UNSCHEDULABLE;
-            not_admitted(&cy, e);
+            /* An earlier entry took the quota (Kueue's
+             * FailedAfterNomination): not parked, nominated again next
+             * cycle whatever the queueing strategy. */
+            workload_set_reason(e->wl, "%s", e->reason);
             continue;
         }
         struct pod **pods;

@@ -42,6 +42,7 @@ struct sim {
     size_t processed;
     struct sim_history history;
     struct last_value *last;
+    struct last_value *checked; /* usage at the last invariant check */
     bool tty;
     size_t violations;
 };
@@ -394,6 +395,9 @@ static void violation(struct sim *sm, size_t *n, const char *fmt, ...)
     (*n)++;
 }
 
+/* A node's usage above what it can hold is a violation only when it grew
+ * since the last check: lowering a quota below what is admitted is the
+ * admin's doing (Kueue lets that usage stay), admitting past it is not. */
 static void check_node(struct sim *sm, size_t *n, const struct qnode *nd)
 {
     const struct qtree *t = &sm->s.cluster.tree;
@@ -402,11 +406,26 @@ static void check_node(struct sim *sm, size_t *n, const struct qnode *nd)
     for (uint32_t i = 0; i < t->n_fr; i++) {
         int64_t use = qnode_usage(nd, (int)i);
         int64_t cap = qtree_potential_available(nd, (int)i);
-        if (use > cap)
+        char key[600];
+        snprintf(key, sizeof(key), "%s\n%s\n%s\n%s", nd->cq ? "cq" : "co",
+                 nd->name, t->frs[i].flavor->name, resid_name(t->frs[i].res));
+        struct last_value *lv = NULL;
+        HASH_FIND_STR(sm->checked, key, lv);
+        int64_t before = lv ? lv->usage : 0;
+        if (use > cap && use > before)
             violation(sm, n, "%s %s: %s in flavor %s used %lld > limit %lld",
                       nd->cq ? "ClusterQueue" : "cohort", nd->name,
                       resid_name(t->frs[i].res), t->frs[i].flavor->name,
                       (long long)use, (long long)cap);
+        if (!lv) {
+            lv = calloc(1, sizeof(*lv));
+            if (!lv || !(lv->key = strdup(key))) {
+                free(lv);
+                continue; /* out of memory: checked from zero next time */
+            }
+            HASH_ADD_KEYPTR(hh, sm->checked, lv->key, strlen(lv->key), lv);
+        }
+        lv->usage = use;
     }
 }
 
@@ -704,6 +723,12 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
     HASH_ITER(hh, sm.last, lv, tmp)
     {
         HASH_DEL(sm.last, lv);
+        free(lv->key);
+        free(lv);
+    }
+    HASH_ITER(hh, sm.checked, lv, tmp)
+    {
+        HASH_DEL(sm.checked, lv);
         free(lv->key);
         free(lv);
     }
