@@ -581,8 +581,14 @@ static struct entry *fs_winner(struct ordo_cycle *cy, const struct qnode *x,
                             false, 0};
         if (!p.e)
             continue;
-        p.share = qtree_weighted_share(&cy->c->tree, child, p.e->usage,
-                                       &p.borrowing);
+        bool any;
+        p.share = p.e->usage ? qtree_weighted_share(&cy->c->tree, child,
+                                                    p.e->usage, &any)
+                             : 0;
+        /* Kueue's FairSharingPrioritizeNonBorrowing: borrowing on the
+         * (flavor, resource) pairs this entry requests. */
+        p.borrowing = p.e->usage && qtree_borrows_on(&cy->c->tree, child,
+                                                     p.e->usage);
         if (!best.e || fs_better(&p, &best))
             best = p;
     }
@@ -598,7 +604,7 @@ static struct entry *fs_next(struct ordo_cycle *cy, struct entry *entries,
         if (entries[i].done)
             continue;
         const struct qnode *root = entries[i].wl->cq->qnode;
-        if (!root || !entries[i].usage)
+        if (!root)
             return &entries[i];
         for (int d = 0; root->parent && d < 64; d++)
             root = root->parent;
@@ -721,8 +727,11 @@ int cycle_run(struct scheduler *s)
     for (size_t i = 0; i < n; i++) {
         if ((r = nominate(&cy, &entries[i])) < 0)
             goto out;
-        if (fair && !entry_usage(&cy, &entries[i], entries[i].reason,
-                                 sizeof(entries[i].reason)))
+        /* The tournament weighs each entry's usage; a NOFIT entry has no
+         * flavors and keeps the QUOTA plugin's reason. */
+        if (fair && entries[i].mode != ORDO_QUOTA_NOFIT &&
+            !entry_usage(&cy, &entries[i], entries[i].reason,
+                         sizeof(entries[i].reason)))
             entries[i].mode = ORDO_QUOTA_NOFIT;
     }
     if (!fair)

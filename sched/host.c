@@ -699,6 +699,83 @@ static const char *host_format_quantity(ordo_resource_id id, int64_t milli,
     return buf;
 }
 
+/* Kueue's policy predicate (section 4.1). */
+static bool policy_allows(enum preemption_policy pol, const struct workload *p,
+                          const struct workload *v)
+{
+    switch (pol) {
+    case PREEMPTION_LOWER_PRIORITY:
+        return v->priority < p->priority;
+    case PREEMPTION_LOWER_OR_NEWER_EQUAL_PRIORITY:
+        return v->priority < p->priority ||
+               (v->priority == p->priority && p->queue_ns < v->queue_ns);
+    case PREEMPTION_ANY:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool uses_fr(const struct workload *w, const struct flavor *f,
+                    int32_t id)
+{
+    const struct cq *q = w->admitted_cq;
+    uint32_t ng = w->flavor_groups ? w->flavor_groups : q->n_groups;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
+        const struct podset *s = &w->podsets[ps];
+        for (uint32_t g = 0; g < ng && g < q->n_groups; g++) {
+            if (w->flavors[ps * ng + g] != f)
+                continue;
+            if (cq_group_res_index(&q->groups[g], id) < 0)
+                continue;
+            for (uint32_t i = 0; i < s->n_req; i++)
+                if (s->req_ids[i] == id)
+                    return true;
+            if (id == resid_lookup(RESOURCE_PODS))
+                return true;
+        }
+    }
+    return false;
+}
+
+static bool host_preemption_candidates(struct ordo_cycle *cy,
+                                       const struct ordo_flavor *f,
+                                       ordo_resource_id id)
+{
+    if (!cy || !cy->wl || !cy->wl->cq || !cy->wl->cq->qnode)
+        return false;
+    const struct workload *p = cy->wl;
+    const struct cq *own = p->cq;
+    const struct cluster_queue *spec = &own->obj->u.cluster_queue;
+    const struct qnode *root = own->qnode;
+    while (root->parent)
+        root = root->parent;
+    struct workload *w, *tmp;
+    HASH_ITER(hh, cy->c->workloads, w, tmp)
+    {
+        if (w->state != WL_ADMITTED || w->evicting || !w->admitted_cq ||
+            !w->flavors || !w->admitted_cq->qnode || w == p)
+            continue;
+        const struct cq *q = w->admitted_cq;
+        if (q == own) {
+            if (policy_allows(spec->within_cluster_queue, p, w) &&
+                uses_fr(w, FL(f), id))
+                return true;
+            continue;
+        }
+        const struct qnode *r = q->qnode;
+        while (r->parent)
+            r = r->parent;
+        if (r != root || !policy_allows(spec->reclaim_within_cohort, p, w) ||
+            !uses_fr(w, FL(f), id))
+            continue;
+        int i = qtree_fr(&cy->c->tree, FL(f), id);
+        if (i >= 0 && qnode_usage(q->qnode, i) > q->qnode->nominal[i])
+            return true;
+    }
+    return false;
+}
+
 static const struct ordo_host host = {
     .abi_major = ORDO_ABI_MAJOR,
     .abi_minor = ORDO_ABI_MINOR,
@@ -766,6 +843,7 @@ static const struct ordo_host host = {
     .fs_strategies = host_fs_strategies,
     .cq_max_priority_threshold = host_cq_max_priority_threshold,
     .format_quantity = host_format_quantity,
+    .preemption_candidates = host_preemption_candidates,
 };
 
 const struct ordo_host *host_table(void)

@@ -459,6 +459,16 @@ int qtree_borrowing_level(const struct qnode *n, int i, int64_t val)
 
 /* ---- fair sharing ---------------------------------------------------------- */
 
+bool qtree_borrows_on(const struct qtree *t, const struct qnode *n,
+                      const int64_t *extra)
+{
+    for (uint32_t i = 0; i < t->n_fr; i++)
+        if (extra[i] > 0 &&
+            sat_add(qnode_usage(n, (int)i), extra[i]) > n->subtree[i])
+            return true;
+    return false;
+}
+
 int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
                              const int64_t *extra, bool *ret_borrowing)
 {

@@ -87,6 +87,11 @@ int qtree_borrowing_level(const struct qnode *n, int i, int64_t val);
  * lendingLimit when a lending limit is set, else 0. */
 int64_t qnode_local_quota(const struct qnode *n, int i);
 
+/* Whether node n, with `extra` (per FR) added, would use more than its
+ * subtree quota on an FR where extra > 0. */
+bool qtree_borrows_on(const struct qtree *t, const struct qnode *n,
+                      const int64_t *extra);
+
 /* Dominant resource share of node n (per mille of what its parent can
  * lend), with `extra` (per FR, may be NULL) added to its usage; weighted by
  * the node's fair-sharing weight. QUOTA_INF when a zero-weight node

@@ -286,12 +286,15 @@ fit_resource(const struct ordo_host *h, struct ordo_cycle *cy,
     /* Kueue would now run its preemption algorithm for this one resource
      * (SimulatePreemption). When the policies exclude every possible victim
      * (withinClusterQueue Never, and reclaimWithinCohort Never or no
-     * cohort) it finds NoCandidates, which shouldTryNextFlavor passes over
-     * like NoFit and which can never be admitted this cycle: it is NoFit
-     * here. Otherwise the victims themselves are the PREEMPT plugin's
+     * cohort), or when no admitted workload the policies allow uses this
+     * (flavor, resource) (host->preemption_candidates), it finds
+     * NoCandidates, which shouldTryNextFlavor passes over like NoFit and
+     * which can never be admitted this cycle: it is NoFit here. Otherwise
+     * the victims themselves are the PREEMPT plugin's
      * business, and the borrowing level is the one of val on the current
      * usage rather than Kueue's level with the victims removed. */
-    if (worth && pol->may_have_candidates)
+    if (worth && pol->may_have_candidates &&
+        (!h->preemption_candidates || h->preemption_candidates(cy, f, id)))
         return (struct gmode){M_PREEMPT, level};
     return (struct gmode){M_NOFIT, level};
 }

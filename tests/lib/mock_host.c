@@ -795,6 +795,14 @@ static const char *m_format_quantity(ordo_resource_id id, int64_t milli,
     return buf;
 }
 
+static bool m_preemption_candidates(struct ordo_cycle *cy,
+                                    const struct ordo_flavor *f,
+                                    ordo_resource_id id)
+{
+    MOCK_CHECK(cy && cy->wl);
+    return !cy->wl->cq->no_preemption_candidates;
+}
+
 static bool m_cq_max_priority_threshold(const struct ordo_cq *cq,
                                         int32_t *ret)
 {
@@ -880,6 +888,7 @@ static const struct ordo_host host = {
     .fs_strategies = m_fs_strategies,
     .cq_max_priority_threshold = m_cq_max_priority_threshold,
     .format_quantity = m_format_quantity,
+    .preemption_candidates = m_preemption_candidates,
 };
 
 const struct ordo_host *mock_host(void)

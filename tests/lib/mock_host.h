@@ -139,6 +139,8 @@ struct ordo_cq {
     /* borrowWithinCohort.maxPriorityThreshold (cq_max_priority_threshold) */
     bool has_threshold;
     int32_t threshold;
+    /* host->preemption_candidates answers false (Kueue's NoCandidates) */
+    bool no_preemption_candidates;
 };
 
 struct mock_podset {

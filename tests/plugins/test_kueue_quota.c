@@ -434,6 +434,25 @@ static void test_preempt_may_stop_search(void **state)
            "needed");
 }
 
+/* A flavor where nothing could be preempted (Kueue's NoCandidates) is
+ * passed over like NoFit, even with whenCanPreempt MayStopSearch. */
+static void test_preempt_no_candidates(void **state)
+{
+    struct ordo_cq cq = {
+        .name = "team-a",
+        .when_can_preempt = ORDO_MAY_STOP_SEARCH,
+        .within_cluster_queue = ORDO_PREEMPT_LOWER_PRIORITY,
+        .no_preemption_candidates = true,
+        .groups = {{
+            .resources = {"cpu"},
+            .flavors = {{&on_demand, {{"cpu", CPU(4), CPU(4)}}},
+                        {&spot, {{"cpu", CPU(8), 0}}}},
+        }},
+    };
+    struct ordo_workload wl = cpu_workload(&cq, 1, CPU(1));
+    expect(state, &wl, false, ORDO_QUOTA_FIT, &spot, 0, NULL);
+}
+
 static void test_preempt_try_next_flavor(void **state)
 {
     struct ordo_cq cq = {
@@ -939,6 +958,7 @@ int main(void)
         T(test_preempt_within_nominal),
         T(test_no_candidates_tries_next_flavor),
         T(test_preempt_may_stop_search),
+        T(test_preempt_no_candidates),
         T(test_preempt_try_next_flavor),
         T(test_preference),
         T(test_preempt_beyond_nominal),

@@ -323,6 +323,15 @@ struct ordo_host {
      * (size bytes; 32 is always enough) and returns buf. */
     const char *(*format_quantity)(ordo_resource_id id, int64_t milli,
                                    char *buf, size_t size);
+    /* Whether the workload being decided could preempt anything on
+     * (f, id) of its ClusterQueue: an admitted workload that uses it, in
+     * its own ClusterQueue allowed by withinClusterQueue, or in another
+     * ClusterQueue of its cohort tree that uses more than its nominal quota
+     * there, allowed by reclaimWithinCohort. false is Kueue's
+     * NoCandidates, which flavor assignment passes over like NoFit. */
+    bool (*preemption_candidates)(struct ordo_cycle *cy,
+                                  const struct ordo_flavor *f,
+                                  ordo_resource_id id);
 };
 
 /* ---- op tables, one per kind ---------------------------------------------
