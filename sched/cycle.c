@@ -560,6 +560,29 @@ static bool fs_better(const struct fs_pick *a, const struct fs_pick *b)
     return cmp_entries(a->e, b->e) < 0;
 }
 
+/* The part of e's usage that reaches node `child` (an ancestor of e's
+ * ClusterQueue, or the ClusterQueue itself): usage kept within local quota
+ * on the way does not count in child's share. NULL when e has no usage. */
+static const int64_t *fs_extra(struct ordo_cycle *cy,
+                               const struct qnode *child,
+                               const struct entry *e)
+{
+    const struct qtree *t = &cy->c->tree;
+    const struct qnode *from = e->wl->cq->qnode;
+    if (!e->usage || !from)
+        return NULL;
+    if (from == child)
+        return e->usage;
+    int64_t *v = arena_calloc(cy->scratch, t->n_fr ? t->n_fr : 1, sizeof(*v));
+    if (!v)
+        return e->usage;
+    for (uint32_t i = 0; i < t->n_fr; i++)
+        v[i] = e->usage[i] > 0
+                   ? qtree_usage_reaching(from, child, (int)i, e->usage[i])
+                   : 0;
+    return v;
+}
+
 /* Winner among the remaining entries under node x (NULL when none): at
  * each cohort, each child competes with its own winner, judged by the share
  * of that child with the winner's usage added. */
@@ -582,13 +605,13 @@ static struct entry *fs_winner(struct ordo_cycle *cy, const struct qnode *x,
         if (!p.e)
             continue;
         bool any;
-        p.share = p.e->usage ? qtree_weighted_share(&cy->c->tree, child,
-                                                    p.e->usage, &any)
-                             : 0;
+        const int64_t *extra = fs_extra(cy, child, p.e);
+        p.share = extra ? qtree_weighted_share(&cy->c->tree, child, extra,
+                                               &any)
+                        : 0;
         /* Kueue's FairSharingPrioritizeNonBorrowing: borrowing on the
          * (flavor, resource) pairs this entry requests. */
-        p.borrowing = p.e->usage && qtree_borrows_on(&cy->c->tree, child,
-                                                     p.e->usage);
+        p.borrowing = extra && qtree_borrows_on(&cy->c->tree, child, extra);
         if (!best.e || fs_better(&p, &best))
             best = p;
     }

@@ -459,6 +459,18 @@ int qtree_borrowing_level(const struct qnode *n, int i, int64_t val)
 
 /* ---- fair sharing ---------------------------------------------------------- */
 
+int64_t qtree_usage_reaching(const struct qnode *from, const struct qnode *to,
+                             int i, int64_t val)
+{
+    for (int d = 0; from && from != to && val > 0 && d < 64; d++) {
+        int64_t local = max64(0, sat_sub(qnode_local_quota(from, i),
+                                         qnode_usage(from, i)));
+        val = max64(0, sat_sub(val, local));
+        from = from->parent;
+    }
+    return val;
+}
+
 bool qtree_borrows_on(const struct qtree *t, const struct qnode *n,
                       const int64_t *extra)
 {

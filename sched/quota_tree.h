@@ -87,6 +87,12 @@ int qtree_borrowing_level(const struct qnode *n, int i, int64_t val);
  * lendingLimit when a lending limit is set, else 0. */
 int64_t qnode_local_quota(const struct qnode *n, int i);
 
+/* How much of `val` more usage of ClusterQueue node `from` on FR i reaches
+ * its ancestor `to` (from itself: all of it): each node on the way keeps
+ * what fits in its local quota. */
+int64_t qtree_usage_reaching(const struct qnode *from, const struct qnode *to,
+                             int i, int64_t val);
+
 /* Whether node n, with `extra` (per FR) added, would use more than its
  * subtree quota on an FR where extra > 0. */
 bool qtree_borrows_on(const struct qtree *t, const struct qnode *n,
