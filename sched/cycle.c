@@ -35,6 +35,7 @@ struct entry {
     uint32_t borrowing;
     int64_t *usage; /* per FR of the quota tree: what admitting it takes */
     bool done;
+    bool reserved; /* a preemptor: its usage is held for the cycle */
     char reason[256];
 };
 
@@ -347,6 +348,19 @@ static void not_admitted(struct ordo_cycle *cy, struct entry *e)
 
 /* ---- preemption ------------------------------------------------------------- */
 
+/* Charges (sign 1) or releases (-1) a preemptor's usage on its
+ * ClusterQueue for the rest of the cycle (Kueue reserves it too). */
+static void hold_usage(const struct qtree *t, struct entry *e, int sign)
+{
+    struct qnode *qn = e->wl->cq ? e->wl->cq->qnode : NULL;
+    if (!qn || !e->usage)
+        return;
+    for (uint32_t i = 0; i < t->n_fr; i++)
+        if (e->usage[i] > 0)
+            qtree_add_usage(qn, (int)i, sign * e->usage[i]);
+    e->reserved = sign > 0;
+}
+
 static const struct qnode *tree_root(const struct qnode *n)
 {
     for (int d = 0; n && n->parent && d < 64; d++)
@@ -455,6 +469,16 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
     if (!e->usage && !entry_usage(cy, e, e->reason, sizeof(e->reason)))
         return 0;
     const struct qnode *root = tree_root(e->wl->cq->qnode);
+    /* Kueue takes candidates only among the workloads using a (flavor,
+     * resource) that needs preemption: those that do not fit now. */
+    int64_t *short_fr = arena_calloc(cy->scratch, c->tree.n_fr + 1,
+                                     sizeof(*short_fr));
+    if (!short_fr)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < c->tree.n_fr; i++)
+        if (e->usage[i] > 0 &&
+            e->usage[i] > qtree_available(e->wl->cq->qnode, (int)i))
+            short_fr[i] = e->usage[i];
     size_t cap = HASH_COUNT(c->workloads);
     struct workload **cands = arena_calloc(cy->scratch, cap + 1, sizeof(*cands));
     uint32_t *picked = arena_calloc(cy->scratch, cap + 1, sizeof(*picked));
@@ -466,7 +490,7 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
     {
         if (w->state == WL_ADMITTED && w->admitted_cq && w->flavors &&
             w->admitted_cq->qnode && tree_root(w->admitted_cq->qnode) == root &&
-            uses_needed(&c->tree, w, e->usage))
+            uses_needed(&c->tree, w, short_fr))
             cands[n++] = w;
     }
     if (n == 0)
@@ -475,12 +499,14 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
     cy->wl = e->wl;
     cy->assign = e->assign;
     cy->need = e->usage;
+    cy->short_fr = short_fr;
     cy->sim_removed = 0;
     cy->reason[0] = '\0';
     enum ordo_verdict v = sanitize_verdict(pp->desc->preempt->select_victims(
         pp->self, cy, (const struct ordo_workload *)e->wl,
         (const struct ordo_workload *const *)cands, n, picked, &nv));
     cy->need = NULL;
+    cy->short_fr = NULL;
     if (cy->sim_removed != 0) {
         /* The plugin left what-if removals behind: rebuild usage. */
         LOG_E("plugin %s left %d what-if removals; quota usage rebuilt",
@@ -719,19 +745,19 @@ int cycle_run(struct scheduler *s)
     struct cluster *c = &s->cluster;
     struct ordo_cycle cy = {.s = s, .c = c, .scratch = arena_new()};
     int admitted = 0, r = 0;
+    size_t n = 0;
+    struct entry *entries = NULL;
     if (!cy.scratch)
         return -ENOMEM;
     s->cycles++;
     drain_stopped(&cy);
     place_stragglers(&cy);
 
-    struct entry *entries = arena_calloc(cy.scratch, c->n_cqs + 1,
-                                         sizeof(*entries));
+    entries = arena_calloc(cy.scratch, c->n_cqs + 1, sizeof(*entries));
     if (!entries) {
         r = -ENOMEM;
         goto out;
     }
-    size_t n = 0;
     for (uint32_t i = 0; i < c->n_cqs; i++) {
         struct cq *q = c->cqs_v[i];
         if (!q->queue_plugin)
@@ -768,8 +794,11 @@ int cycle_run(struct scheduler *s)
             if (r < 0)
                 goto out;
             if (r > 0) {
-                /* Waits at the head of its queue for its victims. */
+                /* Waits at the head of its queue for its victims; what it
+                 * will take is held for the rest of the cycle so that later
+                 * entries do not count on the room its victims leave. */
                 workload_set_reason(e->wl, "%s", e->reason);
+                hold_usage(&c->tree, e, 1);
                 r = 0;
                 continue;
             }
@@ -806,6 +835,9 @@ int cycle_run(struct scheduler *s)
     }
     s->admissions += (uint64_t)admitted;
 out:
+    for (size_t i = 0; entries && i < n; i++)
+        if (entries[i].reserved)
+            hold_usage(&c->tree, &entries[i], -1);
     arena_free(cy.scratch);
     return r < 0 ? r : admitted;
 }

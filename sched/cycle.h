@@ -16,6 +16,8 @@ struct ordo_cycle {
     struct flavor **assign; /* [ps * n_groups + g] for wl->cq */
     uint32_t borrowing; /* level the QUOTA plugin reported */
     const int64_t *need; /* preemption: what the preemptor takes, per FR */
+    const int64_t *short_fr; /* of it, the FRs that do not fit now (> 0):
+                                the ones preemption is for */
     int sim_removed;     /* what-if removals not yet put back */
     char reason[256];
 };

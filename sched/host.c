@@ -561,15 +561,32 @@ static bool host_cq_same(const struct ordo_cq *a, const struct ordo_cq *b)
     return a == b;
 }
 
+static const struct qnode *lowest_common(const struct qnode *a,
+                                         const struct qnode *b);
+
+/* Kueue: a ClusterQueue other than the preemptor's may give quota back
+ * only while it uses more than its nominal quota on a (flavor, resource)
+ * that needs preemption, and so does every cohort between it and the
+ * lowest common ancestor with the preemptor (over its subtree quota). */
 static bool host_cq_over_nominal_for(struct ordo_cycle *cy,
                                      const struct ordo_cq *cq)
 {
     const struct qnode *n = CQ(cq)->qnode;
-    if (!cy || !cy->need || !n)
+    const int64_t *mask = cy ? (cy->short_fr ? cy->short_fr : cy->need)
+                             : NULL;
+    if (!mask || !n || !cy->wl || !cy->wl->cq || !cy->wl->cq->qnode)
         return false;
-    for (uint32_t i = 0; i < cy->c->tree.n_fr; i++)
-        if (cy->need[i] > 0 && qnode_usage(n, (int)i) > n->nominal[i])
+    const struct qnode *lca = lowest_common(n, cy->wl->cq->qnode);
+    for (uint32_t i = 0; i < cy->c->tree.n_fr; i++) {
+        if (mask[i] <= 0 || qnode_usage(n, (int)i) <= n->nominal[i])
+            continue;
+        bool all = true;
+        for (const struct qnode *a = n->parent; a && a != lca && all;
+             a = a->parent)
+            all = qnode_usage(a, (int)i) > a->subtree[i];
+        if (all)
             return true;
+    }
     return false;
 }
 
