@@ -90,6 +90,7 @@ void cluster_release(struct cluster *c)
     free(c->cqs_v);
     free(c->fresh);
     free(c->stragglers);
+    free(c->holders);
     struct flavor *f, *ftmp;
     HASH_ITER(hh, c->flavors, f, ftmp)
     {
@@ -318,6 +319,23 @@ void cluster_pod_gone(struct cluster *c, struct pod *p)
         if (w->pods[i]->state == PODSTATE_BOUND)
             return; /* still going */
     workload_requeue_evicted(c, w);
+}
+
+int cluster_mark_holder(struct cluster *c, struct workload *w)
+{
+    for (size_t i = 0; i < c->n_holders; i++)
+        if (c->holders[i] == w)
+            return 0;
+    if (c->n_holders == c->cap_holders) {
+        size_t cap = c->cap_holders ? c->cap_holders * 2 : 8;
+        struct workload **v = realloc(c->holders, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        c->holders = v;
+        c->cap_holders = cap;
+    }
+    c->holders[c->n_holders++] = w;
+    return 0;
 }
 
 int cluster_mark_straggler(struct cluster *c, struct workload *w)

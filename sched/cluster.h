@@ -106,6 +106,10 @@ struct workload {
     bool evicting;    /* preempted: its pods are going away */
     bool preempting;  /* issued preemptions: first in line until admitted */
     char evicted_by[128]; /* last preemptor, for the record */
+    /* A preemptor holds the node room its victims left (see cycle.c). */
+    struct pod **held_pods;
+    struct node **held_nodes;
+    size_t n_held;
     /* BestEffortFIFO parking: not retried until the CQ's requeue
      * generation moves past this value. */
     bool parked;
@@ -170,6 +174,9 @@ struct cluster {
     size_t n_fresh, cap_fresh;
     bool queues_dirty; /* a Kueue object changed: rebuild everything */
     bool drain;        /* some ClusterQueue or LocalQueue is HoldAndDrain */
+    /* Preemptors holding node room until their next cycle. */
+    struct workload **holders;
+    size_t n_holders, cap_holders;
     /* Admitted workloads with pods that have no node yet. */
     struct workload **stragglers;
     size_t n_stragglers, cap_stragglers;
@@ -195,6 +202,9 @@ int cluster_sync(struct cluster *c);
  * last pod of an evicting workload is gone, the workload gives its quota
  * back and queues again. */
 void cluster_pod_gone(struct cluster *c, struct pod *p);
+
+/* Records that preemptor w holds node room. */
+int cluster_mark_holder(struct cluster *c, struct workload *w);
 
 /* Records that admitted workload w has a pod without a node. */
 int cluster_mark_straggler(struct cluster *c, struct workload *w);

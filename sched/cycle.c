@@ -403,12 +403,14 @@ static void victims_charge(struct workload **v, uint32_t n, int sign)
 /* The host's check before any eviction: with the victims gone, the
  * preemptor fits its quota and its pods fit on nodes. Nothing changes. */
 static bool preemption_helps(struct ordo_cycle *cy, struct entry *e,
-                             struct workload **v, uint32_t n)
+                             struct workload **v, uint32_t n,
+                             struct pod ***ret_pods, struct node ***ret_nodes,
+                             size_t *ret_n)
 {
     char why[256];
     struct pod **pods;
     struct node **nodes;
-    size_t np;
+    size_t np = 0;
     victims_charge(v, n, -1);
     bool ok = quota_recheck(cy, e, why, sizeof(why));
     if (ok) {
@@ -418,6 +420,11 @@ static bool preemption_helps(struct ordo_cycle *cy, struct entry *e,
         ok = r == 0;
         for (size_t k = 0; ok && k < np; k++)
             node_charge(nodes[k], pods[k], -1);
+        if (ok) {
+            *ret_pods = pods;
+            *ret_nodes = nodes;
+            *ret_n = np;
+        }
         if (r > 0)
             snprintf(e->reason, sizeof(e->reason),
                      "preempting would free quota but not room on nodes: "
@@ -429,6 +436,54 @@ static bool preemption_helps(struct ordo_cycle *cy, struct entry *e,
     }
     victims_charge(v, n, 1);
     return ok;
+}
+
+/* Holds the node room the preemptor's victims leave, where the check above
+ * placed its pods, until the preemptor's next cycle: what it preempted for
+ * is not taken by pods placed before it (Ordo binds, so room matters as
+ * much as quota). */
+static int hold_room(struct cluster *c, struct workload *w, struct pod **pods,
+                     struct node **nodes, size_t n)
+{
+    struct pod **hp = malloc((n ? n : 1) * sizeof(*hp));
+    struct node **hn = malloc((n ? n : 1) * sizeof(*hn));
+    if (!hp || !hn) {
+        free(hp);
+        free(hn);
+        return -ENOMEM;
+    }
+    for (size_t k = 0; k < n; k++) {
+        hp[k] = pods[k];
+        hn[k] = nodes[k];
+        node_charge(nodes[k], pods[k], 1);
+    }
+    free(w->held_pods);
+    free(w->held_nodes);
+    w->held_pods = hp;
+    w->held_nodes = hn;
+    w->n_held = n;
+    return cluster_mark_holder(c, w);
+}
+
+/* Gives the room w holds back, right before w itself is tried again (not
+ * before: another preemptor first in line must not take it). */
+static void release_room(struct cluster *c, struct workload *w)
+{
+    if (!w->n_held)
+        return;
+    for (size_t k = 0; k < w->n_held; k++)
+        node_charge(w->held_nodes[k], w->held_pods[k], -1);
+    free(w->held_pods);
+    free(w->held_nodes);
+    w->held_pods = NULL;
+    w->held_nodes = NULL;
+    w->n_held = 0;
+    for (size_t i = 0; i < c->n_holders; i++) {
+        if (c->holders[i] == w) {
+            c->holders[i] = c->holders[--c->n_holders];
+            break;
+        }
+    }
 }
 
 /* Evicts an admitted workload: `by` says why, for its record. */
@@ -534,7 +589,10 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
         victims[k] = cands[picked[k]];
         cands[picked[k]] = NULL;
     }
-    if (!preemption_helps(cy, e, victims, nv))
+    struct pod **hpods = NULL;
+    struct node **hnodes = NULL;
+    size_t nh = 0;
+    if (!preemption_helps(cy, e, victims, nv, &hpods, &hnodes, &nh))
         return 0;
     size_t len = 0;
     len += (size_t)snprintf(e->reason, sizeof(e->reason),
@@ -547,7 +605,7 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
             evict(cy, victims[k], e->wl->key);
     }
     e->wl->preempting = true;
-    return 1;
+    return hold_room(c, e->wl, hpods, hnodes, nh) < 0 ? -ENOMEM : 1;
 }
 
 static int cmp_entries(const void *a, const void *b)
@@ -649,6 +707,11 @@ static struct entry *fs_winner(struct ordo_cycle *cy, const struct qnode *x,
 static struct entry *fs_next(struct ordo_cycle *cy, struct entry *entries,
                              size_t n)
 {
+    /* Preemptors first, whatever their tree: the room they freed is
+     * theirs. */
+    for (size_t i = 0; i < n; i++)
+        if (!entries[i].done && entries[i].wl->preempting)
+            return &entries[i];
     for (size_t i = 0; i < n; i++) {
         if (entries[i].done)
             continue;
@@ -789,6 +852,7 @@ int cycle_run(struct scheduler *s)
     for (size_t i = 0; i < n; i++) {
         struct entry *e = fair ? fs_next(&cy, entries, n) : &entries[i];
         e->done = true;
+        release_room(c, e->wl);
         if (e->mode == ORDO_QUOTA_PREEMPT) {
             r = try_preempt(&cy, e);
             if (r < 0)

@@ -30,6 +30,8 @@ void workload_free(struct workload *w)
     }
     free(w->podsets);
     free(w->flavors);
+    free(w->held_pods);
+    free(w->held_nodes);
     free(w->pods);
     free(w->key);
     free(w->ns);
