@@ -227,8 +227,7 @@ static int add_node(struct cluster *c, struct object *o)
     c->nodes_v[c->n_nodes++] = n;
     HASH_ADD_KEYPTR(hh, c->nodes, n->name, strlen(n->name), n);
     /* New room: workloads parked for lack of it may fit now. */
-    for (uint32_t i = 0; i < c->n_cqs; i++)
-        c->cqs_v[i]->requeue_gen++;
+    cluster_wake_parked(c);
     return 0;
 oom:
     if (n) {
@@ -304,14 +303,19 @@ static int add_cq(struct cluster *c, struct object *o)
     return 0;
 }
 
+void cluster_wake_parked(struct cluster *c)
+{
+    for (uint32_t i = 0; i < c->n_cqs; i++)
+        c->cqs_v[i]->requeue_gen++;
+}
+
 void cluster_pod_gone(struct cluster *c, struct pod *p)
 {
     if (p->node && p->state == PODSTATE_BOUND)
         node_charge(p->node, p, -1);
     p->node = NULL;
     p->state = PODSTATE_FAILED;
-    for (uint32_t i = 0; i < c->n_cqs; i++)
-        c->cqs_v[i]->requeue_gen++;
+    cluster_wake_parked(c);
     struct workload *w = p->wl;
     if (!w || !w->evicting)
         return;

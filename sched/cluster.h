@@ -203,6 +203,10 @@ int cluster_sync(struct cluster *c);
  * back and queues again. */
 void cluster_pod_gone(struct cluster *c, struct pod *p);
 
+/* Something freed quota or node room: every parked workload gets another
+ * try (BestEffortFIFO). */
+void cluster_wake_parked(struct cluster *c);
+
 /* Records that preemptor w holds node room. */
 int cluster_mark_holder(struct cluster *c, struct workload *w);
 

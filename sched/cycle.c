@@ -732,6 +732,11 @@ static struct entry *fs_next(struct ordo_cycle *cy, struct entry *entries,
 static struct workload *queue_head(struct cq *q)
 {
     queue_sort(q);
+    /* A workload that issued preemptions stays the head until it is
+     * admitted (Kueue's sticky preemptor): what it freed is for it. */
+    for (size_t i = 0; i < q->n_pending; i++)
+        if (q->pending[i]->preempting && workload_ready(q->pending[i]))
+            return q->pending[i];
     for (size_t i = 0; i < q->n_pending; i++) {
         struct workload *w = q->pending[i];
         if (w->parked && w->parked_gen >= q->requeue_gen)

@@ -285,8 +285,7 @@ static int reconcile(struct sim *sm, struct workload *w)
             for (uint32_t ps = 0; ps < w->n_podsets; ps++)
                 w->podsets[ps].reclaimable = podset_reclaimable(w, ps);
             cq_charge(w->admitted_cq, w, 1);
-            for (uint32_t i = 0; i < sm->s.cluster.n_cqs; i++)
-                sm->s.cluster.cqs_v[i]->requeue_gen++;
+            cluster_wake_parked(&sm->s.cluster);
         }
     }
     if (done && w->n_pods > 0) {
@@ -375,8 +374,7 @@ static void pod_done(struct sim *sm, struct pod *p)
     if (p->node)
         node_charge(p->node, p, -1);
     /* Capacity came free: parked workloads may fit now. */
-    for (uint32_t i = 0; i < c->n_cqs; i++)
-        c->cqs_v[i]->requeue_gen++;
+    cluster_wake_parked(c);
 }
 
 /* ---- invariants (--sim-check) --------------------------------------------- */
@@ -654,7 +652,8 @@ static int sim_loop(struct sim *sm)
                 return r;
         }
         /* Controllers, then the scheduler, until nothing moves. */
-        for (int round = 0; round < 1000; round++) {
+        int round;
+        for (round = 0; round < 1000; round++) {
             if ((r = cluster_sync(c)) < 0 || (r = reconcile_all(sm)) < 0)
                 return r;
             uint64_t before = sm->s.admissions;
@@ -665,6 +664,14 @@ static int sim_loop(struct sim *sm)
                 return r;
             if (sm->s.admissions == before && HASH_COUNT(c->pods) == pods)
                 break;
+        }
+        if (round == 1000) {
+            char when[64];
+            LOG_W("t=%s: the instant did not settle after 1000 rounds of "
+                  "controllers and scheduling (a preemption loop?)",
+                  duration_format(c->now_ns, when, sizeof(when)));
+            if (opt->check)
+                sm->violations++;
         }
         if ((r = record_usage(sm)) < 0)
             return r;

@@ -593,13 +593,19 @@ int workload_enqueue(struct cluster *c, struct workload *w)
     return queue_push(q, w);
 }
 
-void workload_requeue_evicted(struct cluster *c, struct workload *w)
+/* Gives an admitted workload's quota back to its ClusterQueue. */
+static void release_admission(struct workload *w)
 {
     if (w->state == WL_ADMITTED && w->admitted_cq) {
         cq_charge(w->admitted_cq, w, -1);
         if (w->admitted_cq->n_admitted)
             w->admitted_cq->n_admitted--;
     }
+}
+
+void workload_requeue_evicted(struct cluster *c, struct workload *w)
+{
+    release_admission(w);
     for (uint32_t ps = 0; ps < w->n_podsets; ps++)
         w->podsets[ps].reclaimable = 0;
     w->state = WL_PENDING;
@@ -622,22 +628,16 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
         return;
     }
     workload_enqueue(c, w);
-    for (uint32_t i = 0; i < c->n_cqs; i++)
-        c->cqs_v[i]->requeue_gen++;
+    cluster_wake_parked(c);
 }
 
 void workload_finish(struct cluster *c, struct workload *w)
 {
-    if (w->state == WL_ADMITTED && w->admitted_cq) {
-        cq_charge(w->admitted_cq, w, -1);
-        if (w->admitted_cq->n_admitted)
-            w->admitted_cq->n_admitted--;
-    }
+    release_admission(w);
     w->state = WL_FINISHED;
     w->finished_ns = c->now_ns;
     w->has_finished = true;
     w->reason[0] = '\0';
     /* Quota came free: parked workloads may fit now. */
-    for (uint32_t i = 0; i < c->n_cqs; i++)
-        c->cqs_v[i]->requeue_gen++;
+    cluster_wake_parked(c);
 }
