@@ -61,6 +61,8 @@ struct policy {
     /* Preemption can find candidates at all: withinClusterQueue != Never,
      * or a cohort and reclaimWithinCohort != Never. */
     bool may_have_candidates;
+    /* withinClusterQueue != Never: victims may come from its own usage. */
+    bool within;
 };
 
 /* Quota that the workload's earlier pod sets took in this call, per
@@ -294,8 +296,16 @@ fit_resource(const struct ordo_host *h, struct ordo_cycle *cy,
      * business, and the borrowing level is the one of val on the current
      * usage rather than Kueue's level with the victims removed. */
     if (worth && pol->may_have_candidates &&
-        (!h->preemption_candidates || h->preemption_candidates(cy, f, id)))
+        (!h->preemption_candidates || h->preemption_candidates(cy, f, id))) {
+        /* Kueue computes a Preempt flavor's borrowing level with the
+         * victims gone: when they may come from its own ClusterQueue, a
+         * request within nominal quota then borrows nothing. Victims in
+         * other ClusterQueues leave its own usage, and level, as they
+         * are. */
+        if (pol->within && listed && val <= nominal)
+            level = 0;
         return (struct gmode){M_PREEMPT, level};
+    }
     return (struct gmode){M_NOFIT, level};
 }
 
@@ -490,6 +500,7 @@ static void read_policy(const struct ordo_host *h, struct ordo_cycle *cy,
         .may_have_candidates =
             within != ORDO_PREEMPT_NEVER ||
             (h->cq_has_cohort(cq) && reclaim != ORDO_PREEMPT_NEVER),
+        .within = within != ORDO_PREEMPT_NEVER,
     };
 }
 

@@ -434,6 +434,35 @@ static void test_preempt_may_stop_search(void **state)
            "needed");
 }
 
+/* A Preempt flavor whose victims may come from its own ClusterQueue gets
+ * the borrowing level it would have with them gone: 0 when the request
+ * fits nominal quota (Kueue's level after SimulatePreemption). */
+static void test_preempt_level_without_victims(void **state)
+{
+    struct ordo_cq cq = {
+        .name = "team-a",
+        .cohort = "all",
+        .when_can_preempt = ORDO_MAY_STOP_SEARCH,
+        .within_cluster_queue = ORDO_PREEMPT_LOWER_PRIORITY,
+        .groups = {{
+            .resources = {"cpu"},
+            .flavors = {{&on_demand, {{"cpu", CPU(8), CPU(8)}}}},
+        }},
+        .fr_quotas = {{&on_demand, "cpu", .cohort_nominal = CPU(4),
+                       .cohort_usage = CPU(4)}},
+    };
+    struct ordo_workload wl = cpu_workload(&cq, 1, CPU(2));
+    expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
+           "insufficient unused quota for cpu in flavor on-demand, 2 more "
+           "needed");
+    /* Victims only in other ClusterQueues leave its usage, and level. */
+    cq.within_cluster_queue = ORDO_PREEMPT_NEVER;
+    cq.reclaim_within_cohort = ORDO_PREEMPT_LOWER_PRIORITY;
+    expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 1,
+           "insufficient unused quota for cpu in flavor on-demand, 2 more "
+           "needed");
+}
+
 /* A flavor where nothing could be preempted (Kueue's NoCandidates) is
  * passed over like NoFit, even with whenCanPreempt MayStopSearch. */
 static void test_preempt_no_candidates(void **state)
@@ -959,6 +988,7 @@ int main(void)
         T(test_no_candidates_tries_next_flavor),
         T(test_preempt_may_stop_search),
         T(test_preempt_no_candidates),
+        T(test_preempt_level_without_victims),
         T(test_preempt_try_next_flavor),
         T(test_preference),
         T(test_preempt_beyond_nominal),
