@@ -330,14 +330,13 @@ static void not_admitted(struct ordo_cycle *cy, struct entry *e)
     struct cq *q = wl->cq;
     struct ordo_plugin *qp = q->queue_plugin;
     workload_set_reason(wl, "%s", e->reason);
-    enum ordo_verdict v = e->verdict == ORDO_OK
-                              ? (e->mode == ORDO_QUOTA_PREEMPT
-                                     ? ORDO_UNSCHEDULABLE
-                                     : ORDO_UNSCHEDULABLE)
-                              : e->verdict;
+    enum ordo_verdict v =
+        e->verdict == ORDO_OK ? ORDO_UNSCHEDULABLE : e->verdict;
     enum ordo_queue_action a = qp->desc->queue->on_not_admitted(
         qp->self, (const struct ordo_workload *)wl, v);
-    if (a == ORDO_QUEUE_NEXT) {
+    /* A preemptor stays its queue's head whatever the strategy: parking it
+     * would move nothing and make the scheduler spin at this instant. */
+    if (a == ORDO_QUEUE_NEXT && !wl->preempting) {
         wl->parked = true;
         wl->parked_gen = q->requeue_gen;
         cy->s->parked++; /* the queue moved on: worth another cycle */
