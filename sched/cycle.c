@@ -360,29 +360,13 @@ static void hold_usage(const struct qtree *t, struct entry *e, int sign)
     e->reserved = sign > 0;
 }
 
-static const struct qnode *tree_root(const struct qnode *n)
-{
-    for (int d = 0; n && n->parent && d < 64; d++)
-        n = n->parent;
-    return n;
-}
-
-/* Whether admitted workload w uses a (flavor, resource) in need. */
+/* Whether admitted workload w uses an FR with need > 0. */
 static bool uses_needed(const struct qtree *t, const struct workload *w,
                         const int64_t *need)
 {
-    const struct cq *q = w->admitted_cq;
-    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
-        const struct podset *s = &w->podsets[ps];
-        for (uint32_t g = 0; g < q->n_groups; g++) {
-            const struct flavor *f = w->flavors[ps * q->n_groups + g];
-            for (uint32_t i = 0; f && i < s->n_req; i++) {
-                int fr = qtree_fr(t, f, s->req_ids[i]);
-                if (fr >= 0 && need[fr] > 0)
-                    return true;
-            }
-        }
-    }
+    for (uint32_t i = 0; i < t->n_fr; i++)
+        if (need[i] > 0 && workload_uses_fr(w, t->frs[i].flavor, t->frs[i].res))
+            return true;
     return false;
 }
 
@@ -522,7 +506,7 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
     }
     if (!e->usage && !entry_usage(cy, e, e->reason, sizeof(e->reason)))
         return 0;
-    const struct qnode *root = tree_root(e->wl->cq->qnode);
+    const struct qnode *root = qtree_root(e->wl->cq->qnode);
     /* Kueue takes candidates only among the workloads using a (flavor,
      * resource) that needs preemption: those that do not fit now. */
     int64_t *short_fr = arena_calloc(cy->scratch, c->tree.n_fr + 1,
@@ -543,7 +527,7 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
     HASH_ITER(hh, c->workloads, w, tmp)
     {
         if (w->state == WL_ADMITTED && w->admitted_cq && w->flavors &&
-            w->admitted_cq->qnode && tree_root(w->admitted_cq->qnode) == root &&
+            w->admitted_cq->qnode && qtree_root(w->admitted_cq->qnode) == root &&
             uses_needed(&c->tree, w, short_fr))
             cands[n++] = w;
     }

@@ -733,28 +733,6 @@ static bool policy_allows(enum preemption_policy pol, const struct workload *p,
     }
 }
 
-static bool uses_fr(const struct workload *w, const struct flavor *f,
-                    int32_t id)
-{
-    const struct cq *q = w->admitted_cq;
-    uint32_t ng = w->flavor_groups ? w->flavor_groups : q->n_groups;
-    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
-        const struct podset *s = &w->podsets[ps];
-        for (uint32_t g = 0; g < ng && g < q->n_groups; g++) {
-            if (w->flavors[ps * ng + g] != f)
-                continue;
-            if (cq_group_res_index(&q->groups[g], id) < 0)
-                continue;
-            for (uint32_t i = 0; i < s->n_req; i++)
-                if (s->req_ids[i] == id)
-                    return true;
-            if (id == resid_lookup(RESOURCE_PODS))
-                return true;
-        }
-    }
-    return false;
-}
-
 static bool host_preemption_candidates(struct ordo_cycle *cy,
                                        const struct ordo_flavor *f,
                                        ordo_resource_id id)
@@ -764,9 +742,7 @@ static bool host_preemption_candidates(struct ordo_cycle *cy,
     const struct workload *p = cy->wl;
     const struct cq *own = p->cq;
     const struct cluster_queue *spec = &own->obj->u.cluster_queue;
-    const struct qnode *root = own->qnode;
-    while (root->parent)
-        root = root->parent;
+    const struct qnode *root = qtree_root(own->qnode);
     struct workload *w, *tmp;
     HASH_ITER(hh, cy->c->workloads, w, tmp)
     {
@@ -776,15 +752,13 @@ static bool host_preemption_candidates(struct ordo_cycle *cy,
         const struct cq *q = w->admitted_cq;
         if (q == own) {
             if (policy_allows(spec->within_cluster_queue, p, w) &&
-                uses_fr(w, FL(f), id))
+                workload_uses_fr(w, FL(f), id))
                 return true;
             continue;
         }
-        const struct qnode *r = q->qnode;
-        while (r->parent)
-            r = r->parent;
-        if (r != root || !policy_allows(spec->reclaim_within_cohort, p, w) ||
-            !uses_fr(w, FL(f), id))
+        if (qtree_root(q->qnode) != root ||
+            !policy_allows(spec->reclaim_within_cohort, p, w) ||
+            !workload_uses_fr(w, FL(f), id))
             continue;
         int i = qtree_fr(&cy->c->tree, FL(f), id);
         if (i >= 0 && qnode_usage(q->qnode, i) > q->qnode->nominal[i])

@@ -339,6 +339,13 @@ int qtree_build(struct qtree *t, struct cluster *c)
 
 /* ---- usage ----------------------------------------------------------------------- */
 
+const struct qnode *qtree_root(const struct qnode *n)
+{
+    for (int d = 0; n && n->parent && d < 64; d++)
+        n = n->parent;
+    return n;
+}
+
 struct qnode *qtree_cq_node(const struct cq *q)
 {
     return q->qnode;

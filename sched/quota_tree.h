@@ -66,6 +66,10 @@ void qtree_release(struct qtree *t);
 /* Index of (flavor, resource), or -1 when no queue or cohort lists it. */
 int qtree_fr(const struct qtree *t, const struct flavor *f, int32_t res);
 
+/* The root of the tree n is in (n itself for a ClusterQueue without a
+ * cohort). */
+const struct qnode *qtree_root(const struct qnode *n);
+
 /* The tree node of a ClusterQueue (its cq->qnode). */
 struct qnode *qtree_cq_node(const struct cq *q);
 

@@ -398,6 +398,30 @@ oom:
     return -ENOMEM;
 }
 
+bool workload_uses_fr(const struct workload *w, const struct flavor *f,
+                      int32_t id)
+{
+    const struct cq *q = w->admitted_cq;
+    if (!q || !w->flavors)
+        return false;
+    /* The admission's layout: the ClusterQueue may have changed since. */
+    uint32_t ng = w->flavor_groups ? w->flavor_groups : q->n_groups;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
+        const struct podset *s = &w->podsets[ps];
+        for (uint32_t g = 0; g < ng && g < q->n_groups; g++) {
+            if (w->flavors[ps * ng + g] != f ||
+                cq_group_res_index(&q->groups[g], id) < 0)
+                continue;
+            for (uint32_t i = 0; i < s->n_req; i++)
+                if (s->req_ids[i] == id)
+                    return true;
+            if (id == resid_lookup(RESOURCE_PODS))
+                return true;
+        }
+    }
+    return false;
+}
+
 uint32_t workload_pending_pods(const struct workload *w, uint32_t ps)
 {
     uint32_t n = 0;

@@ -39,6 +39,11 @@ int workload_requeue_all(struct cluster *c);
  * to it). Idempotent until workload_requeue_all(). */
 int workload_enqueue(struct cluster *c, struct workload *w);
 
+/* Whether admitted workload w takes quota of resource id in flavor f
+ * ("pods" included where its ClusterQueue covers it). */
+bool workload_uses_fr(const struct workload *w, const struct flavor *f,
+                      int32_t id);
+
 /* Whether every pod set has its pods (pending) so the gang can be bound. */
 bool workload_ready(const struct workload *w);
 
