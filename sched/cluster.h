@@ -106,6 +106,14 @@ struct workload {
     bool evicting;    /* preempted: its pods are going away */
     bool preempting;  /* issued preemptions: first in line until admitted */
     char evicted_by[128]; /* last preemptor, for the record */
+    /* Pending since evicted_by preempted it: it does not preempt that
+     * workload back until it is admitted again (no preemption loops). */
+    bool spares_preemptor;
+    /* The flavors it preempted for ([ps * preempt_groups + g]): tried when
+     * the QUOTA plugin's new choice finds no room on nodes. */
+    struct flavor **preempt_assign;
+    uint32_t preempt_groups;
+    bool preempt_borrows;
     /* A preemptor holds the node room its victims left (see cycle.c). */
     struct pod **held_pods;
     struct node **held_nodes;

@@ -314,6 +314,9 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
     wl->has_admitted = true;
     wl->parked = false;
     wl->preempting = false;
+    wl->spares_preemptor = false;
+    free(wl->preempt_assign);
+    wl->preempt_assign = NULL;
     wl->reason[0] = '\0';
     queue_remove(q, wl);
     cq_charge(q, wl, 1);
@@ -367,6 +370,29 @@ static bool uses_needed(const struct qtree *t, const struct workload *w,
     for (uint32_t i = 0; i < t->n_fr; i++)
         if (need[i] > 0 && workload_uses_fr(w, t->frs[i].flavor, t->frs[i].res))
             return true;
+    return false;
+}
+
+/* Whether preemptor p leaves w alone: w displaced p, directly (w preempted
+ * p, and p has not been admitted since) or through a chain of workloads
+ * each still pending since the next one preempted it. Kueue's rules alone
+ * can loop when a preemption leaves its victim's ClusterQueue under
+ * nominal quota (fair sharing's LessThanInitialShare, borrowWithinCohort,
+ * reclaimWithinCohort Any): the victim reclaims from its preemptor, or
+ * from a third workload that then reclaims from it, and so on. */
+static bool spared(struct cluster *c, const struct workload *p,
+                   const struct workload *w)
+{
+    const struct workload *x = p;
+    for (int depth = 0; depth < 8 && x && x->spares_preemptor; depth++) {
+        if (strcmp(x->evicted_by, w->key) == 0)
+            return true;
+        struct workload *next = NULL;
+        HASH_FIND_STR(c->workloads, x->evicted_by, next);
+        if (next == p)
+            break;
+        x = next;
+    }
     return false;
 }
 
@@ -469,12 +495,14 @@ static void release_room(struct cluster *c, struct workload *w)
     }
 }
 
-/* Evicts an admitted workload: `by` says why, for its record. */
+/* Evicts an admitted workload: `by` says why, for its record; `preemptor`
+ * when `by` is the key of the workload it makes room for. */
 static void evict(struct ordo_cycle *cy, struct workload *victim,
-                  const char *by)
+                  const char *by, bool preemptor)
 {
     snprintf(victim->evicted_by, sizeof(victim->evicted_by), "%s", by);
     victim->evicting = true;
+    victim->spares_preemptor = preemptor;
     cy->s->evictions++;
     LOG_V(2, "evicting workload wl=\"%s\" by=\"%s\"", victim->key, by);
     /* Pods leave through the backend; the last one gone requeues it. */
@@ -488,6 +516,64 @@ static void evict(struct ordo_cycle *cy, struct workload *victim,
         if (r < 0)
             LOG_E("evicting pod %s failed: %s", p->key, strerror(-r));
     }
+}
+
+/* Keeps the flavors a preemptor evicted for (see place_as_preempted). */
+static int remember_assignment(struct entry *e)
+{
+    struct workload *wl = e->wl;
+    uint32_t ng = wl->cq->n_groups;
+    size_t slots = (size_t)wl->n_podsets * (ng ? ng : 1);
+    struct flavor **v = calloc(slots, sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    memcpy(v, e->assign, (size_t)wl->n_podsets * ng * sizeof(*v));
+    free(wl->preempt_assign);
+    wl->preempt_assign = v;
+    wl->preempt_groups = ng;
+    wl->preempt_borrows = e->borrowing > 0;
+    return 0;
+}
+
+/* A preemptor whose victims are gone can get other flavors from the
+ * QUOTA plugin than the ones it preempted for (a flavor that now fits
+ * without borrowing, whose nodes are full; or, for several pod sets, an
+ * assignment that does not fit at all). Rather than leave it
+ * pending, and its victims evicted for nothing, the host tries the
+ * flavors it preempted for, which the check before eviction placed: if
+ * they fit quota now and the pods fit on nodes, it is admitted with them.
+ * Returns 0 (placed: e->assign/usage/borrowing switched), 1 (no), or a
+ * negative errno. */
+static int place_as_preempted(struct ordo_cycle *cy, struct entry *e,
+                              struct pod ***ret_pods,
+                              struct node ***ret_nodes, size_t *ret_n)
+{
+    struct workload *wl = e->wl;
+    uint32_t ng = wl->cq->n_groups;
+    size_t slots = (size_t)wl->n_podsets * ng;
+    if (!wl->preempt_assign || wl->preempt_groups != ng || !slots ||
+        memcmp(wl->preempt_assign, e->assign, slots * sizeof(*e->assign)) == 0)
+        return 1;
+    struct entry alt = *e;
+    alt.usage = NULL;
+    alt.assign = arena_calloc(cy->scratch, slots, sizeof(*alt.assign));
+    if (!alt.assign)
+        return -ENOMEM;
+    memcpy(alt.assign, wl->preempt_assign, slots * sizeof(*alt.assign));
+    char why[256];
+    if (!quota_recheck(cy, &alt, why, sizeof(why)))
+        return 1;
+    cy->wl = wl;
+    cy->assign = alt.assign;
+    int r = place_gang(cy, wl, false, ret_pods, ret_nodes, ret_n);
+    if (r != 0)
+        return r;
+    LOG_V(3, "workload placed with the flavors it preempted for wl=\"%s\"",
+          wl->key);
+    e->assign = alt.assign;
+    e->usage = alt.usage;
+    e->borrowing = wl->preempt_borrows;
+    return 0;
 }
 
 /* A PREEMPT entry: asks the PREEMPT plugin for victims among the admitted
@@ -528,7 +614,7 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
     {
         if (w->state == WL_ADMITTED && w->admitted_cq && w->flavors &&
             w->admitted_cq->qnode && qtree_root(w->admitted_cq->qnode) == root &&
-            uses_needed(&c->tree, w, short_fr))
+            uses_needed(&c->tree, w, short_fr) && !spared(c, e->wl, w))
             cands[n++] = w;
     }
     if (n == 0)
@@ -585,9 +671,11 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
             len += (size_t)snprintf(e->reason + len, sizeof(e->reason) - len,
                                     " %s", victims[k]->key);
         if (!victims[k]->evicting)
-            evict(cy, victims[k], e->wl->key);
+            evict(cy, victims[k], e->wl->key, true);
     }
     e->wl->preempting = true;
+    if (remember_assignment(e) < 0)
+        return -ENOMEM;
     return hold_room(c, e->wl, hpods, hnodes, nh) < 0 ? -ENOMEM : 1;
 }
 
@@ -787,7 +875,7 @@ static void drain_stopped(struct ordo_cycle *cy)
                       STOP_POLICY_HOLD_AND_DRAIN)
             by = "LocalQueue stopped (HoldAndDrain)";
         if (by)
-            evict(cy, w, by);
+            evict(cy, w, by, false);
     }
 }
 
@@ -841,6 +929,24 @@ int cycle_run(struct scheduler *s)
         struct entry *e = fair ? fs_next(&cy, entries, n) : &entries[i];
         e->done = true;
         release_room(c, e->wl);
+        if (e->mode != ORDO_QUOTA_FIT && e->wl->preempting) {
+            /* Its victims are gone but the QUOTA plugin now answers with
+             * other flavors that do not fit: the ones it preempted for
+             * may. */
+            struct pod **pods;
+            struct node **nodes;
+            size_t np;
+            r = place_as_preempted(&cy, e, &pods, &nodes, &np);
+            if (r < 0)
+                goto out;
+            if (r == 0) {
+                if ((r = commit(&cy, e, pods, nodes, np)) < 0)
+                    goto out;
+                admitted++;
+                continue;
+            }
+            r = 0;
+        }
         if (e->mode == ORDO_QUOTA_PREEMPT) {
             r = try_preempt(&cy, e);
             if (r < 0)
@@ -873,6 +979,13 @@ int cycle_run(struct scheduler *s)
         cy.wl = e->wl;
         cy.assign = e->assign;
         r = place_gang(&cy, e->wl, false, &pods, &nodes, &np);
+        if (r > 0 && e->wl->preempting) {
+            char first[sizeof(cy.reason)];
+            memcpy(first, cy.reason, sizeof(first));
+            r = place_as_preempted(&cy, e, &pods, &nodes, &np);
+            if (r > 0)
+                memcpy(cy.reason, first, sizeof(first));
+        }
         if (r < 0)
             goto out;
         if (r > 0) {
@@ -881,7 +994,8 @@ int cycle_run(struct scheduler *s)
             not_admitted(&cy, e);
             r = 0;
             continue;
-        }        if ((r = commit(&cy, e, pods, nodes, np)) < 0)
+        }
+        if ((r = commit(&cy, e, pods, nodes, np)) < 0)
             goto out;
         admitted++;
     }

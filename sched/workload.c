@@ -30,6 +30,7 @@ void workload_free(struct workload *w)
     }
     free(w->podsets);
     free(w->flavors);
+    free(w->preempt_assign);
     free(w->held_pods);
     free(w->held_nodes);
     free(w->pods);

@@ -1363,7 +1363,8 @@ static int find_scenarios(const char *root, int argc, char **argv)
     closedir(d);
     if (r < 0)
         return r;
-    qsort(scenarios, n_scenarios, sizeof(*scenarios), cmp_scenario);
+    if (n_scenarios)
+        qsort(scenarios, n_scenarios, sizeof(*scenarios), cmp_scenario);
     for (size_t i = 0; i < n_scenarios; i++)
         for (size_t k = 0; k < n_known; k++)
             if (strcmp(known_list[k].name, scenarios[i].name) == 0)
