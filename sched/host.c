@@ -767,6 +767,30 @@ static bool host_preemption_candidates(struct ordo_cycle *cy,
     return false;
 }
 
+static bool host_preemptor_advantage(struct ordo_cycle *cy,
+                                     const struct ordo_cq *target)
+{
+    if (!cy || !cy->need || !cy->wl || !cy->wl->cq || !cy->wl->cq->qnode ||
+        !CQ(target)->qnode)
+        return false;
+    const struct qnode *p = cy->wl->cq->qnode;
+    const struct qnode *lca = lowest_common(p, CQ(target)->qnode);
+    if (!lca || lca == p)
+        return false;
+    const struct qnode *side = child_under(p, lca);
+    const int64_t *need = cy->short_fr ? cy->short_fr : cy->need;
+    bool any = false;
+    for (uint32_t i = 0; i < cy->c->tree.n_fr; i++) {
+        if (need[i] <= 0)
+            continue;
+        any = true;
+        int64_t reach = qtree_usage_reaching(p, side, (int)i, cy->need[i]);
+        if (qnode_usage(side, (int)i) + reach > side->subtree[i])
+            return false;
+    }
+    return any;
+}
+
 static const struct ordo_host host = {
     .abi_major = ORDO_ABI_MAJOR,
     .abi_minor = ORDO_ABI_MINOR,
@@ -835,6 +859,7 @@ static const struct ordo_host host = {
     .cq_max_priority_threshold = host_cq_max_priority_threshold,
     .format_quantity = host_format_quantity,
     .preemption_candidates = host_preemption_candidates,
+    .preemptor_advantage = host_preemptor_advantage,
 };
 
 const struct ordo_host *host_table(void)

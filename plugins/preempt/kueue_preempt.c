@@ -356,11 +356,17 @@ static bool classical(struct run *x)
         }
     }
     bool advantage = has_other && probe_within_nominal(x);
+    bool any_advantage = advantage;
     for (uint32_t i = 0; i < x->n; i++) {
         struct cand *c = &x->c[i];
         if (c->own || c->dup || !c->eligible)
             continue;
-        if (advantage)
+        /* The advantage may also hold higher up: the preemptor's side of
+         * the common cohort fits within its own subtree quota. */
+        bool adv = advantage || (h->preemptor_advantage &&
+                                 h->preemptor_advantage(x->cy, c->cq));
+        any_advantage |= adv;
+        if (adv)
             c->variant = V_HIERARCHICAL;
         else if (forbidden || c->prio >= x->prio ||
                  (has_threshold && c->prio > threshold))
@@ -371,10 +377,10 @@ static bool classical(struct run *x)
 
     bool attempts[2];
     uint32_t n_attempts;
-    if (!has_other || (forbidden && !advantage && !under_nominal(x))) {
+    if (!has_other || (forbidden && !any_advantage && !under_nominal(x))) {
         attempts[0] = true;
         n_attempts = 1;
-    } else if (forbidden && !advantage) {
+    } else if (forbidden && !any_advantage) {
         attempts[0] = false;
         attempts[1] = true;
         n_attempts = 2;

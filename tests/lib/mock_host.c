@@ -803,6 +803,13 @@ static bool m_preemption_candidates(struct ordo_cycle *cy,
     return !cy->wl->cq->no_preemption_candidates;
 }
 
+static bool m_preemptor_advantage(struct ordo_cycle *cy,
+                                  const struct ordo_cq *target)
+{
+    MOCK_CHECK(cy && target);
+    return target->advantage;
+}
+
 static bool m_cq_max_priority_threshold(const struct ordo_cq *cq,
                                         int32_t *ret)
 {
@@ -889,6 +896,7 @@ static const struct ordo_host host = {
     .cq_max_priority_threshold = m_cq_max_priority_threshold,
     .format_quantity = m_format_quantity,
     .preemption_candidates = m_preemption_candidates,
+    .preemptor_advantage = m_preemptor_advantage,
 };
 
 const struct ordo_host *mock_host(void)

@@ -141,6 +141,8 @@ struct ordo_cq {
     int32_t threshold;
     /* host->preemption_candidates answers false (Kueue's NoCandidates) */
     bool no_preemption_candidates;
+    /* host->preemptor_advantage against candidates of this ClusterQueue */
+    bool advantage;
 };
 
 struct mock_podset {

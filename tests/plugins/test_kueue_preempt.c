@@ -585,6 +585,30 @@ static void test_hierarchical_reclaim(void **state)
     mock_cycle_end(&cy);
 }
 
+/* Advantage higher up (host->preemptor_advantage: the preemptor's side of
+ * the common cohort fits within its subtree quota) makes a borrower of
+ * another subtree a victim even with borrowWithinCohort Never and no
+ * nominal headroom. */
+static void test_hierarchical_reclaim_cohort_level(void **state)
+{
+    policies(&cq_a, NEVER, ANY, NEVER);
+    cq_a.borrowed = 1;
+    cq_b.borrowed = 4;
+    struct ordo_workload c[] = {ADMITTED("ns/b", &cq_b, 50, 100, 2)};
+    struct ordo_cycle cy;
+    cycle(&cy, 2, 0, 0);
+    struct result r = run(state, &cy, c, 1);
+    assert_unschedulable(&cy, &r, reason_no_fit);
+    mock_cycle_end(&cy);
+
+    cq_b.advantage = true;
+    cycle(&cy, 2, 0, 0);
+    r = run(state, &cy, c, 1);
+    VICTIMS(&r, 0);
+    mock_cycle_end(&cy);
+    cq_b.advantage = false;
+}
+
 /* borrowWithinCohort Never, no advantage: when team-a is strictly under
  * nominal the attempt without borrowing comes first and may reclaim from
  * team-b; when it is not, only the attempt with borrowing runs, which
@@ -821,6 +845,7 @@ int main(void)
         T(test_borrow_within_cohort_never),
         T(test_borrow_within_cohort_lower_priority),
         T(test_borrow_within_cohort_threshold),
+        T(test_hierarchical_reclaim_cohort_level),
         T(test_hierarchical_reclaim),
         T(test_attempts_under_nominal),
         T(test_attempts_under_nominal_from_assignment),

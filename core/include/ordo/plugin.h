@@ -332,6 +332,12 @@ struct ordo_host {
     bool (*preemption_candidates)(struct ordo_cycle *cy,
                                   const struct ordo_flavor *f,
                                   ordo_resource_id id);
+    /* Kueue's hierarchical advantage against a candidate of ClusterQueue
+     * target: the preemptor's side of their lowest common cohort (its
+     * ClusterQueue, or the cohort below the common one) holds what the
+     * preemptor needs within its own subtree quota. */
+    bool (*preemptor_advantage)(struct ordo_cycle *cy,
+                                const struct ordo_cq *target);
 };
 
 /* ---- op tables, one per kind ---------------------------------------------

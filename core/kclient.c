@@ -1,0 +1,712 @@
+/* kclient.c - asynchronous Kubernetes API client on a libcurl multi handle:
+ * pod eviction with a DELETE fallback (policy in kclient.h).
+ *
+ * Each eviction owns one easy handle, reused for the DELETE fallback, and
+ * sits on the client's list until its callback has run. Response bodies are
+ * kept up to a cap so that the Kubernetes Status object can be read. */
+#include "kclient.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#define DNS1123_LABEL_MAX 63
+#define DNS1123_SUBDOMAIN_MAX 253
+#define DESC_MAX 512 /* one response, described */
+#define WHY_MAX 1024 /* the whole story handed to the callback */
+
+enum kevict_phase {
+    PHASE_EVICT,
+    PHASE_DELETE,
+};
+
+struct kevict {
+    struct kclient *kc;
+    struct kevict *prev, *next; /* kc->evictions */
+    CURL *easy;
+    enum kevict_phase phase;
+    char *ns, *name, *uid; /* uid may be NULL */
+    int64_t grace_seconds;
+    char *pod_url; /* {base}/api/v1/namespaces/{ns}/pods/{name}, escaped */
+    kclient_evict_cb cb;
+    void *data;
+    char *body; /* response so far, NUL-terminated */
+    size_t len, cap;
+    bool too_large, oom;
+    char errbuf[CURL_ERROR_SIZE];
+    char refusal[DESC_MAX]; /* why the eviction fell back to DELETE */
+    char why[WHY_MAX];
+};
+
+struct kclient {
+    CURLM *multi;
+    char *base_url, *user_agent, *ca_file;
+    bool insecure;
+    long timeout_ms;
+    size_t max_response;
+    struct curl_slist *headers;
+    struct kevict *evictions;
+    size_t n_pending;
+};
+
+/* Sets an option unless an earlier one failed; rc is the caller's
+ * CURLcode. */
+#define SETOPT(easy, opt, val)                                                 \
+    do {                                                                       \
+        if (rc == CURLE_OK)                                                    \
+            rc = curl_easy_setopt((easy), (opt), (val));                       \
+    } while (0)
+
+static int curl_errno(CURLcode rc)
+{
+    return rc == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+}
+
+static int curlm_errno(CURLMcode mc)
+{
+    return mc == CURLM_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+}
+
+static bool has_control_chars(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return true;
+    return false;
+}
+
+/* Replaces control characters (from the server's text) so that why stays
+ * one line. */
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = ' ';
+}
+
+static bool is_lower_alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* IsDNS1123Label: [a-z0-9]([-a-z0-9]*[a-z0-9])? in at most 63 characters. */
+static bool is_dns1123_label(const char *s, size_t n)
+{
+    if (n == 0 || n > DNS1123_LABEL_MAX || s[0] == '-' || s[n - 1] == '-')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!is_lower_alnum(s[i]) && s[i] != '-')
+            return false;
+    return true;
+}
+
+/* IsDNS1123Subdomain: dot-separated labels, at most 253 characters. */
+static bool is_dns1123_subdomain(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > DNS1123_SUBDOMAIN_MAX)
+        return false;
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && s[i] != '.')
+            continue;
+        if (!is_dns1123_label(s + start, i - start))
+            return false;
+        start = i + 1;
+    }
+    return true;
+}
+
+/* Reason phrases for the statuses an API server answers with. */
+static const char *http_status_text(long status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return NULL;
+    }
+}
+
+const char *kclient_evict_result_name(enum kclient_evict_status s)
+{
+    switch (s) {
+    case KEVICT_EVICTED: return "evicted";
+    case KEVICT_DELETED: return "deleted";
+    case KEVICT_GONE: return "gone";
+    case KEVICT_FAILED: return "failed";
+    default: return "unknown";
+    }
+}
+
+static char *dup_opt(const char *s, int *r)
+{
+    if (!s || *r < 0)
+        return NULL;
+    char *d = strdup(s);
+    if (!d)
+        *r = -ENOMEM;
+    return d;
+}
+
+static int options_check(const struct kclient_options *opt)
+{
+    const char *u = opt ? opt->base_url : NULL;
+    if (!u || has_control_chars(u) || strpbrk(u, " ?#"))
+        return -EINVAL;
+    size_t skip = strncmp(u, "http://", 7) == 0    ? 7
+                  : strncmp(u, "https://", 8) == 0 ? 8
+                                                   : 0;
+    if (skip == 0 || u[skip] == '\0' || u[skip] == '/')
+        return -EINVAL;
+    if (opt->bearer_token &&
+        (!*opt->bearer_token || has_control_chars(opt->bearer_token)))
+        return -EINVAL;
+    if (opt->user_agent && has_control_chars(opt->user_agent))
+        return -EINVAL;
+    if (opt->ca_file && !*opt->ca_file)
+        return -EINVAL;
+    if (opt->max_response_bytes > KCLIENT_MAX_RESPONSE_LIMIT)
+        return -EINVAL;
+    return opt->timeout_ms < 0 ? -EINVAL : 0;
+}
+
+static int headers_build(struct kclient *kc, const char *token)
+{
+    static const char *const fixed[] = {
+        "Content-Type: application/json",
+        "Accept: application/json",
+        "Expect:", /* no 100-continue round trip */
+    };
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+        struct curl_slist *l = curl_slist_append(kc->headers, fixed[i]);
+        if (!l)
+            return -ENOMEM;
+        kc->headers = l;
+    }
+    if (!token)
+        return 0;
+    char *auth = NULL;
+    if (asprintf(&auth, "Authorization: Bearer %s", token) < 0)
+        return -ENOMEM;
+    struct curl_slist *l = curl_slist_append(kc->headers, auth);
+    free(auth);
+    if (!l)
+        return -ENOMEM;
+    kc->headers = l;
+    return 0;
+}
+
+int kclient_new(const struct kclient_options *opt, struct kclient **ret)
+{
+    int r = options_check(opt);
+    if (r < 0 || !ret)
+        return r < 0 ? r : -EINVAL;
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return -EIO;
+    struct kclient *kc = calloc(1, sizeof(*kc));
+    if (!kc) {
+        curl_global_cleanup();
+        return -ENOMEM;
+    }
+    kc->insecure = opt->insecure_skip_verify;
+    kc->timeout_ms = opt->timeout_ms ? opt->timeout_ms
+                                     : KCLIENT_DEFAULT_TIMEOUT_MS;
+    kc->max_response = opt->max_response_bytes ? opt->max_response_bytes
+                                               : KCLIENT_DEFAULT_MAX_RESPONSE;
+    kc->base_url = dup_opt(opt->base_url, &r);
+    kc->user_agent = dup_opt(
+        opt->user_agent ? opt->user_agent : KCLIENT_DEFAULT_USER_AGENT, &r);
+    kc->ca_file = dup_opt(opt->ca_file, &r);
+    if (r < 0)
+        goto fail;
+    for (size_t n = strlen(kc->base_url); n > 0 && kc->base_url[n - 1] == '/';)
+        kc->base_url[--n] = '\0';
+    r = headers_build(kc, opt->bearer_token);
+    if (r < 0)
+        goto fail;
+    kc->multi = curl_multi_init();
+    if (!kc->multi) {
+        r = -ENOMEM;
+        goto fail;
+    }
+    *ret = kc;
+    return 0;
+fail:
+    kclient_free(kc);
+    return r;
+}
+
+/* Frees one eviction; its easy handle must be out of the multi handle. */
+static void kevict_free(struct kevict *ev)
+{
+    if (!ev)
+        return;
+    curl_easy_cleanup(ev->easy);
+    free(ev->ns);
+    free(ev->name);
+    free(ev->uid);
+    free(ev->pod_url);
+    free(ev->body);
+    free(ev);
+}
+
+static void kevict_unlink(struct kevict *ev)
+{
+    struct kclient *kc = ev->kc;
+    if (ev->prev)
+        ev->prev->next = ev->next;
+    else
+        kc->evictions = ev->next;
+    if (ev->next)
+        ev->next->prev = ev->prev;
+    ev->prev = ev->next = NULL;
+    kc->n_pending--;
+}
+
+void kclient_free(struct kclient *kc)
+{
+    if (!kc)
+        return;
+    while (kc->evictions) {
+        struct kevict *ev = kc->evictions;
+        kevict_unlink(ev);
+        curl_multi_remove_handle(kc->multi, ev->easy);
+        kevict_free(ev);
+    }
+    if (kc->multi)
+        curl_multi_cleanup(kc->multi);
+    curl_slist_free_all(kc->headers);
+    free(kc->base_url);
+    free(kc->user_agent);
+    free(kc->ca_file);
+    free(kc);
+    curl_global_cleanup();
+}
+
+CURLM *kclient_multi(struct kclient *kc)
+{
+    return kc ? kc->multi : NULL;
+}
+
+size_t kclient_pending(const struct kclient *kc)
+{
+    return kc ? kc->n_pending : 0;
+}
+
+/* Keeps the response body, up to kc->max_response bytes. */
+static size_t kevict_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    struct kevict *ev = userdata;
+    size_t n = size * nmemb, max = ev->kc->max_response;
+    if (n > max - ev->len) {
+        ev->too_large = true;
+        return 0; /* not n: curl fails the transfer with a write error */
+    }
+    if (ev->len + n + 1 > ev->cap) {
+        size_t cap = ev->cap ? ev->cap : 4096;
+        while (cap < ev->len + n + 1)
+            cap *= 2;
+        if (cap > max + 1)
+            cap = max + 1;
+        char *b = realloc(ev->body, cap);
+        if (!b) {
+            ev->oom = true;
+            return 0;
+        }
+        ev->body = b;
+        ev->cap = cap;
+    }
+    memcpy(ev->body + ev->len, ptr, n);
+    ev->len += n;
+    ev->body[ev->len] = '\0';
+    return n;
+}
+
+/* Adds key: v to o, taking v; v NULL (OOM) is an error. 0 or -ENOMEM. */
+static int jadd(struct json_object *o, const char *key, struct json_object *v)
+{
+    if (!v)
+        return -ENOMEM;
+    if (json_object_object_add(o, key, v) < 0) {
+        json_object_put(v);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Adds "preconditions": {"uid"} and "gracePeriodSeconds" where given. */
+static int jadd_delete_options(struct json_object *o, const char *uid,
+                               int64_t grace_seconds)
+{
+    int r = 0;
+    if (uid) {
+        struct json_object *pre = json_object_new_object();
+        r = jadd(o, "preconditions", pre);
+        if (r == 0)
+            r = jadd(pre, "uid", json_object_new_string(uid));
+    }
+    if (r == 0 && grace_seconds >= 0)
+        r = jadd(o, "gracePeriodSeconds", json_object_new_int64(grace_seconds));
+    return r;
+}
+
+/* Serializes root into the request body (curl copies it), then drops
+ * root. root NULL means OOM. 0, -ENOMEM or -EIO. */
+static int easy_set_json(CURL *easy, struct json_object *root, int r)
+{
+    if (!root)
+        return -ENOMEM;
+    const char *s = NULL;
+    if (r == 0) {
+        s = json_object_to_json_string_ext(
+            root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        r = s ? 0 : -ENOMEM;
+    }
+    if (r == 0) {
+        CURLcode rc = CURLE_OK;
+        SETOPT(easy, CURLOPT_COPYPOSTFIELDS, s);
+        r = rc == CURLE_OK ? 0 : curl_errno(rc);
+    }
+    json_object_put(root);
+    return r;
+}
+
+static int eviction_body_set(struct kevict *ev)
+{
+    struct json_object *root = json_object_new_object(), *meta = NULL;
+    int r = root ? 0 : -ENOMEM;
+    if (r == 0)
+        r = jadd(root, "apiVersion", json_object_new_string("policy/v1"));
+    if (r == 0)
+        r = jadd(root, "kind", json_object_new_string("Eviction"));
+    if (r == 0)
+        r = jadd(root, "metadata", meta = json_object_new_object());
+    if (r == 0)
+        r = jadd(meta, "name", json_object_new_string(ev->name));
+    if (r == 0)
+        r = jadd(meta, "namespace", json_object_new_string(ev->ns));
+    if (r == 0 && (ev->uid || ev->grace_seconds >= 0)) {
+        struct json_object *opts = json_object_new_object();
+        r = jadd(root, "deleteOptions", opts);
+        if (r == 0)
+            r = jadd_delete_options(opts, ev->uid, ev->grace_seconds);
+    }
+    return easy_set_json(ev->easy, root, r);
+}
+
+static int delete_body_set(struct kevict *ev)
+{
+    struct json_object *root = json_object_new_object();
+    int r = root ? 0 : -ENOMEM;
+    if (r == 0)
+        r = jadd(root, "apiVersion", json_object_new_string("v1"));
+    if (r == 0)
+        r = jadd(root, "kind", json_object_new_string("DeleteOptions"));
+    if (r == 0)
+        r = jadd_delete_options(root, ev->uid, ev->grace_seconds);
+    return easy_set_json(ev->easy, root, r);
+}
+
+/* Options every request of an eviction shares. */
+static int easy_setup(struct kevict *ev)
+{
+    struct kclient *kc = ev->kc;
+    CURLcode rc = CURLE_OK;
+    SETOPT(ev->easy, CURLOPT_PRIVATE, (void *)ev);
+    SETOPT(ev->easy, CURLOPT_NOSIGNAL, 1L);
+    SETOPT(ev->easy, CURLOPT_HTTPHEADER, kc->headers);
+    SETOPT(ev->easy, CURLOPT_USERAGENT, kc->user_agent);
+    SETOPT(ev->easy, CURLOPT_TIMEOUT_MS, kc->timeout_ms);
+    SETOPT(ev->easy, CURLOPT_ERRORBUFFER, ev->errbuf);
+    SETOPT(ev->easy, CURLOPT_WRITEFUNCTION, kevict_write);
+    SETOPT(ev->easy, CURLOPT_WRITEDATA, (void *)ev);
+    if (kc->ca_file)
+        SETOPT(ev->easy, CURLOPT_CAINFO, kc->ca_file);
+    if (kc->insecure) {
+        SETOPT(ev->easy, CURLOPT_SSL_VERIFYPEER, 0L);
+        SETOPT(ev->easy, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    return rc == CURLE_OK ? 0 : curl_errno(rc);
+}
+
+/* Clears what the previous request of this eviction left. */
+static void kevict_reset_response(struct kevict *ev)
+{
+    ev->len = 0;
+    if (ev->body)
+        ev->body[0] = '\0';
+    ev->too_large = ev->oom = false;
+    ev->errbuf[0] = '\0';
+}
+
+int kclient_evict_pod(struct kclient *kc, const char *ns, const char *name,
+                      const char *uid, int64_t grace_seconds,
+                      kclient_evict_cb cb, void *data)
+{
+    if (!kc || !cb || !ns || !name || (uid && !*uid) ||
+        !is_dns1123_label(ns, strlen(ns)) || !is_dns1123_subdomain(name))
+        return -EINVAL;
+    char *ens = NULL, *ename = NULL, *evict_url = NULL;
+    int r = -ENOMEM;
+    struct kevict *ev = calloc(1, sizeof(*ev));
+    if (!ev)
+        return -ENOMEM;
+    ev->kc = kc;
+    ev->grace_seconds = grace_seconds;
+    ev->cb = cb;
+    ev->data = data;
+    ev->ns = strdup(ns);
+    ev->name = strdup(name);
+    ev->uid = uid ? strdup(uid) : NULL;
+    ev->easy = curl_easy_init();
+    if (!ev->ns || !ev->name || (uid && !ev->uid) || !ev->easy)
+        goto cleanup;
+    /* The names are validated, so escaping changes nothing today; it keeps
+     * the path safe should validation ever be relaxed. */
+    ens = curl_easy_escape(ev->easy, ns, 0);
+    ename = curl_easy_escape(ev->easy, name, 0);
+    if (!ens || !ename)
+        goto cleanup;
+    if (asprintf(&ev->pod_url, "%s/api/v1/namespaces/%s/pods/%s",
+                 kc->base_url, ens, ename) < 0) {
+        ev->pod_url = NULL;
+        goto cleanup;
+    }
+    if (asprintf(&evict_url, "%s/eviction", ev->pod_url) < 0) {
+        evict_url = NULL;
+        goto cleanup;
+    }
+    r = easy_setup(ev);
+    if (r == 0) {
+        CURLcode rc = CURLE_OK;
+        SETOPT(ev->easy, CURLOPT_URL, evict_url);
+        r = rc == CURLE_OK ? 0 : curl_errno(rc);
+    }
+    if (r == 0)
+        r = eviction_body_set(ev);
+    if (r < 0)
+        goto cleanup;
+    CURLMcode mc = curl_multi_add_handle(kc->multi, ev->easy);
+    if (mc != CURLM_OK) {
+        r = curlm_errno(mc);
+        goto cleanup;
+    }
+    ev->next = kc->evictions;
+    if (kc->evictions)
+        kc->evictions->prev = ev;
+    kc->evictions = ev;
+    kc->n_pending++;
+    ev = NULL;
+    r = 0;
+cleanup:
+    curl_free(ens);
+    curl_free(ename);
+    free(evict_url);
+    kevict_free(ev);
+    return r;
+}
+
+/* Reuses the eviction's handle for DELETE {pod_url}. 0 or negative errno. */
+static int kevict_start_delete(struct kevict *ev)
+{
+    CURLcode rc = CURLE_OK;
+    SETOPT(ev->easy, CURLOPT_URL, ev->pod_url);
+    SETOPT(ev->easy, CURLOPT_CUSTOMREQUEST, "DELETE");
+    int r = rc == CURLE_OK ? 0 : curl_errno(rc);
+    if (r == 0)
+        r = delete_body_set(ev);
+    if (r < 0)
+        return r;
+    kevict_reset_response(ev);
+    CURLMcode mc = curl_multi_add_handle(ev->kc->multi, ev->easy);
+    if (mc != CURLM_OK)
+        return curlm_errno(mc);
+    ev->phase = PHASE_DELETE;
+    return 0;
+}
+
+/* Ends the eviction: formats why, calls the callback, frees it. */
+static void kevict_end(struct kevict *ev, enum kclient_evict_status status,
+                       long http, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void kevict_end(struct kevict *ev, enum kclient_evict_status status,
+                       long http, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ev->why, sizeof(ev->why), fmt, ap);
+    va_end(ap);
+    sanitize(ev->why);
+    kevict_unlink(ev);
+    struct kclient_evict_result res = {
+        .status = status,
+        .http_status = http,
+        .used_delete = ev->phase == PHASE_DELETE,
+        .why = ev->why,
+        .ns = ev->ns,
+        .name = ev->name,
+    };
+    ev->cb(ev->data, &res);
+    kevict_free(ev);
+}
+
+static const char *jstring(struct json_object *o, const char *key)
+{
+    struct json_object *v = NULL;
+    if (!json_object_object_get_ex(o, key, &v) ||
+        !json_object_is_type(v, json_type_string))
+        return NULL;
+    const char *s = json_object_get_string(v);
+    return s && *s ? s : NULL;
+}
+
+/* "429 TooManyRequests: Cannot evict ..." from the Status in the body, or
+ * "429 Too Many Requests" when there is none. Sets *ret_multi_pdb when the
+ * message says the pod has more than one PodDisruptionBudget. */
+static void response_describe(const struct kevict *ev, long http, char *out,
+                              size_t size, bool *ret_multi_pdb)
+{
+    struct json_object *root = ev->len ? json_tokener_parse(ev->body) : NULL;
+    const char *reason = NULL, *message = NULL;
+    if (root && json_object_is_type(root, json_type_object)) {
+        reason = jstring(root, "reason");
+        message = jstring(root, "message");
+    }
+    if (!reason)
+        reason = http_status_text(http);
+    int n = snprintf(out, size, "%ld", http);
+    if (reason && n >= 0 && (size_t)n < size)
+        n += snprintf(out + n, size - (size_t)n, " %.64s", reason);
+    if (message && n >= 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, ": %.300s", message);
+    *ret_multi_pdb =
+        message && strstr(message, "more than one PodDisruptionBudget");
+    json_object_put(root);
+}
+
+static void transport_describe(const struct kevict *ev, CURLcode rc,
+                               char *out, size_t size)
+{
+    if (ev->too_large)
+        snprintf(out, size, "response body over %zu bytes",
+                 ev->kc->max_response);
+    else if (ev->oom)
+        snprintf(out, size, "out of memory reading the response");
+    else if (ev->errbuf[0])
+        snprintf(out, size, "%s", ev->errbuf);
+    else
+        snprintf(out, size, "%s", curl_easy_strerror(rc));
+}
+
+/* Statuses of the eviction that make us try DELETE instead. */
+static bool eviction_falls_back(long http, bool multi_pdb)
+{
+    return http == 429 || http == 403 || http == 405 || http == 501 ||
+           (http == 500 && multi_pdb);
+}
+
+/* Applies the policy of kclient.h to the request that just finished. */
+static void kevict_finished(struct kevict *ev, CURLcode rc)
+{
+    char desc[DESC_MAX];
+    long http = 0;
+    bool multi_pdb = false;
+    if (rc == CURLE_OK &&
+        curl_easy_getinfo(ev->easy, CURLINFO_RESPONSE_CODE, &http) ==
+            CURLE_OK)
+        response_describe(ev, http, desc, sizeof(desc), &multi_pdb);
+    else
+        transport_describe(ev, rc, desc, sizeof(desc));
+    /* In the messages below a transport error reads "...: <curl error>",
+     * an HTTP answer "(<status> <reason>: <message>)". */
+    const char *lp = http ? " (" : ": ", *rp = http ? ")" : "";
+
+    if (ev->phase == PHASE_EVICT) {
+        if (http == 200 || http == 201) {
+            kevict_end(ev, KEVICT_EVICTED, http, "evicted (%s)", desc);
+        } else if (http == 404) {
+            kevict_end(ev, KEVICT_GONE, http, "pod not found (%s)", desc);
+        } else if (eviction_falls_back(http, multi_pdb)) {
+            snprintf(ev->refusal, sizeof(ev->refusal),
+                     "eviction refused (%s)", desc);
+            int r = kevict_start_delete(ev);
+            if (r < 0)
+                kevict_end(ev, KEVICT_FAILED, http,
+                           "%s; delete not started: %s", ev->refusal,
+                           strerror(-r));
+        } else {
+            kevict_end(ev, KEVICT_FAILED, http, "eviction failed%s%s%s",
+                       lp, desc, rp);
+        }
+    } else if (http == 200 || http == 202) {
+        kevict_end(ev, KEVICT_DELETED, http, "%s; deleted instead",
+                   ev->refusal);
+    } else if (http == 404) {
+        kevict_end(ev, KEVICT_GONE, http, "%s; pod already gone (%s)",
+                   ev->refusal, desc);
+    } else if (http == 409 && ev->uid) {
+        kevict_end(ev, KEVICT_GONE, http,
+                   "%s; pod replaced, uid precondition failed (%s)",
+                   ev->refusal, desc);
+    } else {
+        kevict_end(ev, KEVICT_FAILED, http, "%s; delete failed%s%s%s",
+                   ev->refusal, lp, desc, rp);
+    }
+}
+
+int kclient_complete(struct kclient *kc)
+{
+    if (!kc)
+        return -EINVAL;
+    CURLMsg *msg;
+    int left;
+    while ((msg = curl_multi_info_read(kc->multi, &left))) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        /* msg dies with curl_multi_remove_handle(): copy what we need. */
+        CURL *easy = msg->easy_handle;
+        CURLcode rc = msg->data.result;
+        char *priv = NULL;
+        if (curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv) != CURLE_OK ||
+            !priv)
+            continue; /* not ours */
+        curl_multi_remove_handle(kc->multi, easy);
+        kevict_finished((struct kevict *)(void *)priv, rc);
+    }
+    return (int)kc->n_pending;
+}
+
+int kclient_process(struct kclient *kc, int timeout_ms)
+{
+    if (!kc)
+        return -EINVAL;
+    if (kc->n_pending == 0)
+        return 0;
+    CURLMcode mc = curl_multi_poll(kc->multi, NULL, 0, timeout_ms, NULL);
+    int running = 0;
+    if (mc == CURLM_OK)
+        mc = curl_multi_perform(kc->multi, &running);
+    if (mc != CURLM_OK)
+        return curlm_errno(mc);
+    return kclient_complete(kc);
+}
