@@ -137,17 +137,12 @@ static bool quota_recheck(struct ordo_cycle *cy, struct entry *e, char *why,
     const struct qtree *t = &cy->c->tree;
     if (!e->usage && !entry_usage(cy, e, why, size))
         return false;
-    for (uint32_t i = 0; i < t->n_fr; i++) {
-        if (e->usage[i] <= 0)
-            continue;
-        int64_t avail = qtree_available(e->wl->cq->qnode, (int)i);
-        if (e->usage[i] > avail) {
-            snprintf(why, size,
-                     "quota for %s in flavor %s was taken earlier in this "
-                     "cycle",
-                     resid_name(t->frs[i].res), t->frs[i].flavor->name);
-            return false;
-        }
+    int i = qtree_first_short(e->wl->cq->qnode, e->usage, true);
+    if (i >= 0) {
+        snprintf(why, size,
+                 "quota for %s in flavor %s was taken earlier in this cycle",
+                 resid_name(t->frs[i].res), t->frs[i].flavor->name);
+        return false;
     }
     return true;
 }

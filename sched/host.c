@@ -613,17 +613,7 @@ static bool host_preemptor_fits(struct ordo_cycle *cy, bool allow_borrowing)
 {
     if (!cy || !cy->need || !cy->wl || !cy->wl->cq || !cy->wl->cq->qnode)
         return false;
-    const struct qnode *n = cy->wl->cq->qnode;
-    for (uint32_t i = 0; i < cy->c->tree.n_fr; i++) {
-        int64_t need = cy->need[i];
-        if (need <= 0)
-            continue;
-        if (need > qtree_available(n, (int)i))
-            return false;
-        if (!allow_borrowing && qnode_usage(n, (int)i) + need > n->nominal[i])
-            return false;
-    }
-    return true;
+    return qtree_first_short(cy->wl->cq->qnode, cy->need, allow_borrowing) < 0;
 }
 
 /* The ancestor of n directly under lca (n itself when its parent is lca). */

@@ -431,6 +431,19 @@ int64_t qtree_available(const struct qnode *n, int i)
     return max64(0, available(n, i, 0));
 }
 
+int qtree_first_short(const struct qnode *n, const int64_t *need,
+                      bool allow_borrowing)
+{
+    for (uint32_t i = 0; i < n->tree->n_fr; i++) {
+        if (need[i] <= 0)
+            continue;
+        if (need[i] > qtree_available(n, (int)i) ||
+            (!allow_borrowing && qnode_usage(n, (int)i) + need[i] > n->nominal[i]))
+            return (int)i;
+    }
+    return -1;
+}
+
 static int64_t potential(const struct qnode *n, int i, int depth)
 {
     if (!n->parent || depth > 64 || n->parent->in_cycle)

@@ -82,6 +82,12 @@ void qtree_add_usage(struct qnode *cq_node, int i, int64_t val);
 /* Kueue's Available(cq, fr): what the CQ can still take now, borrowing
  * included (>= 0). */
 int64_t qtree_available(const struct qnode *n, int i);
+/* Kueue's workloadFits: need[fr] (over every FR of the tree) fits CQ node
+ * n now, every FR within Available and, without borrowing, usage + need
+ * within nominal. Returns -1 when it fits, else the first FR that does
+ * not. */
+int qtree_first_short(const struct qnode *n, const int64_t *need,
+                      bool allow_borrowing);
 /* Kueue's PotentialAvailable(cq, fr): the most it could ever hold. */
 int64_t qtree_potential_available(const struct qnode *n, int i);
 /* Height of the lowest subtree in which val more fits: 0 when the CQ does
