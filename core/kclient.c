@@ -14,10 +14,10 @@
 
 #include <json-c/json.h>
 
-#define DNS1123_LABEL_MAX 63
+#define DNS1123_LABEL_MAX     63
 #define DNS1123_SUBDOMAIN_MAX 253
-#define DESC_MAX 512 /* one response, described */
-#define WHY_MAX 1024 /* the whole story handed to the callback */
+#define DESC_MAX              512  /* one response, described */
+#define WHY_MAX               1024 /* the whole story handed to the callback */
 
 enum kevict_phase {
     PHASE_EVICT,
@@ -38,7 +38,7 @@ struct kevict {
     size_t len, cap;
     bool too_large, oom;
     char errbuf[CURL_ERROR_SIZE];
-    char refusal[DESC_MAX]; /* why the eviction fell back to DELETE */
+    char refusal[DESC_MAX + 32]; /* why the eviction fell back to DELETE */
     char why[WHY_MAX];
 };
 
@@ -61,36 +61,21 @@ struct kclient {
             rc = curl_easy_setopt((easy), (opt), (val));                       \
     } while (0)
 
-static int curl_errno(CURLcode rc)
-{
-    return rc == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EIO;
-}
+/* libcurl's error codes as a negative errno. */
+#define curl_errno(rc)  ((rc) == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EIO)
+#define curlm_errno(mc) ((mc) == CURLM_OUT_OF_MEMORY ? -ENOMEM : -EIO)
 
-static int curlm_errno(CURLMcode mc)
+static bool is_ctl(char c)
 {
-    return mc == CURLM_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+    return (unsigned char)c < 0x20 || c == 0x7f;
 }
 
 static bool has_control_chars(const char *s)
 {
     for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+        if (is_ctl(*s))
             return true;
     return false;
-}
-
-/* Replaces control characters (from the server's text) so that why stays
- * one line. */
-static void sanitize(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = ' ';
-}
-
-static bool is_lower_alnum(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
 /* IsDNS1123Label: [a-z0-9]([-a-z0-9]*[a-z0-9])? in at most 63 characters. */
@@ -99,7 +84,8 @@ static bool is_dns1123_label(const char *s, size_t n)
     if (n == 0 || n > DNS1123_LABEL_MAX || s[0] == '-' || s[n - 1] == '-')
         return false;
     for (size_t i = 0; i < n; i++)
-        if (!is_lower_alnum(s[i]) && s[i] != '-')
+        if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' && s[i] <= '9') &&
+            s[i] != '-')
             return false;
     return true;
 }
@@ -122,39 +108,37 @@ static bool is_dns1123_subdomain(const char *s)
 }
 
 /* Reason phrases for the statuses an API server answers with. */
+/* clang-format off */
+static const struct {
+    long status;
+    const char *text;
+} status_texts[] = {
+    {200, "OK"}, {201, "Created"}, {202, "Accepted"}, {400, "Bad Request"},
+    {401, "Unauthorized"}, {403, "Forbidden"}, {404, "Not Found"},
+    {405, "Method Not Allowed"}, {409, "Conflict"}, {410, "Gone"},
+    {422, "Unprocessable Entity"}, {429, "Too Many Requests"},
+    {500, "Internal Server Error"}, {501, "Not Implemented"},
+    {502, "Bad Gateway"}, {503, "Service Unavailable"},
+    {504, "Gateway Timeout"},
+};
+/* clang-format on */
+
 static const char *http_status_text(long status)
 {
-    switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return NULL;
-    }
+    for (size_t i = 0; i < sizeof(status_texts) / sizeof(status_texts[0]); i++)
+        if (status_texts[i].status == status)
+            return status_texts[i].text;
+    return NULL;
 }
 
-const char *kclient_evict_result_name(enum kclient_evict_status s)
+const char *kclient_evict_result_name(enum kclient_evict_outcome s)
 {
-    switch (s) {
-    case KEVICT_EVICTED: return "evicted";
-    case KEVICT_DELETED: return "deleted";
-    case KEVICT_GONE: return "gone";
-    case KEVICT_FAILED: return "failed";
-    default: return "unknown";
-    }
+    static const char *const names[KEVICT_OUTCOME_MAX] = {
+        [KEVICT_EVICTED] = "evicted",
+        [KEVICT_DELETED] = "deleted",
+        [KEVICT_GONE] = "gone",
+        [KEVICT_FAILED] = "failed"};
+    return (unsigned)s < KEVICT_OUTCOME_MAX ? names[s] : "unknown";
 }
 
 static char *dup_opt(const char *s, int *r)
@@ -192,8 +176,7 @@ static int options_check(const struct kclient_options *opt)
 static int headers_build(struct kclient *kc, const char *token)
 {
     static const char *const fixed[] = {
-        "Content-Type: application/json",
-        "Accept: application/json",
+        "Content-Type: application/json", "Accept: application/json",
         "Expect:", /* no 100-continue round trip */
     };
     for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
@@ -228,8 +211,8 @@ int kclient_new(const struct kclient_options *opt, struct kclient **ret)
         return -ENOMEM;
     }
     kc->insecure = opt->insecure_skip_verify;
-    kc->timeout_ms = opt->timeout_ms ? opt->timeout_ms
-                                     : KCLIENT_DEFAULT_TIMEOUT_MS;
+    kc->timeout_ms =
+        opt->timeout_ms ? opt->timeout_ms : KCLIENT_DEFAULT_TIMEOUT_MS;
     kc->max_response = opt->max_response_bytes ? opt->max_response_bytes
                                                : KCLIENT_DEFAULT_MAX_RESPONSE;
     kc->base_url = dup_opt(opt->base_url, &r);
@@ -341,40 +324,47 @@ static size_t kevict_write(char *ptr, size_t size, size_t nmemb, void *userdata)
     return n;
 }
 
-/* Adds key: v to o, taking v; v NULL (OOM) is an error. 0 or -ENOMEM. */
-static int jadd(struct json_object *o, const char *key, struct json_object *v)
+/* Adds key: v to o, taking v, unless *r already holds an error; v NULL
+ * (OOM) or a failed add sets *r to -ENOMEM. o is not touched when *r < 0. */
+static void jset(struct json_object *o, const char *key, struct json_object *v,
+                 int *r)
 {
-    if (!v)
-        return -ENOMEM;
-    if (json_object_object_add(o, key, v) < 0) {
+    if (*r == 0 && !v)
+        *r = -ENOMEM;
+    if (*r == 0 && json_object_object_add(o, key, v) < 0)
+        *r = -ENOMEM;
+    if (*r < 0)
         json_object_put(v);
-        return -ENOMEM;
-    }
-    return 0;
 }
 
-/* Adds "preconditions": {"uid"} and "gracePeriodSeconds" where given. */
-static int jadd_delete_options(struct json_object *o, const char *uid,
-                               int64_t grace_seconds)
+/* Sets the request body: the policy/v1 Eviction for PHASE_EVICT, v1
+ * DeleteOptions for PHASE_DELETE (curl copies it). 0, -ENOMEM or -EIO. */
+static int kevict_body_set(struct kevict *ev, enum kevict_phase phase)
 {
-    int r = 0;
-    if (uid) {
+    bool evict = phase == PHASE_EVICT;
+    struct json_object *root = json_object_new_object(), *opts = root;
+    int r = root ? 0 : -ENOMEM;
+    jset(root, "apiVersion", json_object_new_string(evict ? "policy/v1" : "v1"),
+         &r);
+    jset(root, "kind",
+         json_object_new_string(evict ? "Eviction" : "DeleteOptions"), &r);
+    if (evict) {
+        struct json_object *meta = json_object_new_object();
+        jset(root, "metadata", meta, &r);
+        jset(meta, "name", json_object_new_string(ev->name), &r);
+        jset(meta, "namespace", json_object_new_string(ev->ns), &r);
+        opts = NULL;
+        if (ev->uid || ev->grace_seconds >= 0)
+            jset(root, "deleteOptions", opts = json_object_new_object(), &r);
+    }
+    if (opts && ev->uid) {
         struct json_object *pre = json_object_new_object();
-        r = jadd(o, "preconditions", pre);
-        if (r == 0)
-            r = jadd(pre, "uid", json_object_new_string(uid));
+        jset(opts, "preconditions", pre, &r);
+        jset(pre, "uid", json_object_new_string(ev->uid), &r);
     }
-    if (r == 0 && grace_seconds >= 0)
-        r = jadd(o, "gracePeriodSeconds", json_object_new_int64(grace_seconds));
-    return r;
-}
-
-/* Serializes root into the request body (curl copies it), then drops
- * root. root NULL means OOM. 0, -ENOMEM or -EIO. */
-static int easy_set_json(CURL *easy, struct json_object *root, int r)
-{
-    if (!root)
-        return -ENOMEM;
+    if (opts && ev->grace_seconds >= 0)
+        jset(opts, "gracePeriodSeconds",
+             json_object_new_int64(ev->grace_seconds), &r);
     const char *s = NULL;
     if (r == 0) {
         s = json_object_to_json_string_ext(
@@ -382,48 +372,11 @@ static int easy_set_json(CURL *easy, struct json_object *root, int r)
         r = s ? 0 : -ENOMEM;
     }
     if (r == 0) {
-        CURLcode rc = CURLE_OK;
-        SETOPT(easy, CURLOPT_COPYPOSTFIELDS, s);
+        CURLcode rc = curl_easy_setopt(ev->easy, CURLOPT_COPYPOSTFIELDS, s);
         r = rc == CURLE_OK ? 0 : curl_errno(rc);
     }
     json_object_put(root);
     return r;
-}
-
-static int eviction_body_set(struct kevict *ev)
-{
-    struct json_object *root = json_object_new_object(), *meta = NULL;
-    int r = root ? 0 : -ENOMEM;
-    if (r == 0)
-        r = jadd(root, "apiVersion", json_object_new_string("policy/v1"));
-    if (r == 0)
-        r = jadd(root, "kind", json_object_new_string("Eviction"));
-    if (r == 0)
-        r = jadd(root, "metadata", meta = json_object_new_object());
-    if (r == 0)
-        r = jadd(meta, "name", json_object_new_string(ev->name));
-    if (r == 0)
-        r = jadd(meta, "namespace", json_object_new_string(ev->ns));
-    if (r == 0 && (ev->uid || ev->grace_seconds >= 0)) {
-        struct json_object *opts = json_object_new_object();
-        r = jadd(root, "deleteOptions", opts);
-        if (r == 0)
-            r = jadd_delete_options(opts, ev->uid, ev->grace_seconds);
-    }
-    return easy_set_json(ev->easy, root, r);
-}
-
-static int delete_body_set(struct kevict *ev)
-{
-    struct json_object *root = json_object_new_object();
-    int r = root ? 0 : -ENOMEM;
-    if (r == 0)
-        r = jadd(root, "apiVersion", json_object_new_string("v1"));
-    if (r == 0)
-        r = jadd(root, "kind", json_object_new_string("DeleteOptions"));
-    if (r == 0)
-        r = jadd_delete_options(root, ev->uid, ev->grace_seconds);
-    return easy_set_json(ev->easy, root, r);
 }
 
 /* Options every request of an eviction shares. */
@@ -448,14 +401,31 @@ static int easy_setup(struct kevict *ev)
     return rc == CURLE_OK ? 0 : curl_errno(rc);
 }
 
-/* Clears what the previous request of this eviction left. */
-static void kevict_reset_response(struct kevict *ev)
+/* Starts one request of the eviction, reusing its handle: POST
+ * {pod_url}/eviction or DELETE {pod_url}. 0 or a negative errno. */
+static int kevict_send(struct kevict *ev, enum kevict_phase phase)
 {
+    char *url = NULL;
+    if (asprintf(&url, "%s%s", ev->pod_url,
+                 phase == PHASE_EVICT ? "/eviction" : "") < 0)
+        return -ENOMEM;
+    CURLcode rc = CURLE_OK;
+    SETOPT(ev->easy, CURLOPT_URL, url);
+    if (phase == PHASE_DELETE)
+        SETOPT(ev->easy, CURLOPT_CUSTOMREQUEST, "DELETE");
+    free(url);
+    int r = rc == CURLE_OK ? kevict_body_set(ev, phase) : curl_errno(rc);
+    if (r < 0)
+        return r;
+    /* Forget what the previous request left. */
     ev->len = 0;
-    if (ev->body)
-        ev->body[0] = '\0';
     ev->too_large = ev->oom = false;
     ev->errbuf[0] = '\0';
+    CURLMcode mc = curl_multi_add_handle(ev->kc->multi, ev->easy);
+    if (mc != CURLM_OK)
+        return curlm_errno(mc);
+    ev->phase = phase;
+    return 0;
 }
 
 int kclient_evict_pod(struct kclient *kc, const char *ns, const char *name,
@@ -465,7 +435,7 @@ int kclient_evict_pod(struct kclient *kc, const char *ns, const char *name,
     if (!kc || !cb || !ns || !name || (uid && !*uid) ||
         !is_dns1123_label(ns, strlen(ns)) || !is_dns1123_subdomain(name))
         return -EINVAL;
-    char *ens = NULL, *ename = NULL, *evict_url = NULL;
+    char *ens = NULL, *ename = NULL;
     int r = -ENOMEM;
     struct kevict *ev = calloc(1, sizeof(*ev));
     if (!ev)
@@ -486,80 +456,45 @@ int kclient_evict_pod(struct kclient *kc, const char *ns, const char *name,
     ename = curl_easy_escape(ev->easy, name, 0);
     if (!ens || !ename)
         goto cleanup;
-    if (asprintf(&ev->pod_url, "%s/api/v1/namespaces/%s/pods/%s",
-                 kc->base_url, ens, ename) < 0) {
+    if (asprintf(&ev->pod_url, "%s/api/v1/namespaces/%s/pods/%s", kc->base_url,
+                 ens, ename) < 0) {
         ev->pod_url = NULL;
         goto cleanup;
     }
-    if (asprintf(&evict_url, "%s/eviction", ev->pod_url) < 0) {
-        evict_url = NULL;
-        goto cleanup;
-    }
     r = easy_setup(ev);
-    if (r == 0) {
-        CURLcode rc = CURLE_OK;
-        SETOPT(ev->easy, CURLOPT_URL, evict_url);
-        r = rc == CURLE_OK ? 0 : curl_errno(rc);
-    }
     if (r == 0)
-        r = eviction_body_set(ev);
+        r = kevict_send(ev, PHASE_EVICT);
     if (r < 0)
         goto cleanup;
-    CURLMcode mc = curl_multi_add_handle(kc->multi, ev->easy);
-    if (mc != CURLM_OK) {
-        r = curlm_errno(mc);
-        goto cleanup;
-    }
     ev->next = kc->evictions;
     if (kc->evictions)
         kc->evictions->prev = ev;
     kc->evictions = ev;
     kc->n_pending++;
     ev = NULL;
-    r = 0;
 cleanup:
     curl_free(ens);
     curl_free(ename);
-    free(evict_url);
     kevict_free(ev);
     return r;
 }
 
-/* Reuses the eviction's handle for DELETE {pod_url}. 0 or negative errno. */
-static int kevict_start_delete(struct kevict *ev)
-{
-    CURLcode rc = CURLE_OK;
-    SETOPT(ev->easy, CURLOPT_URL, ev->pod_url);
-    SETOPT(ev->easy, CURLOPT_CUSTOMREQUEST, "DELETE");
-    int r = rc == CURLE_OK ? 0 : curl_errno(rc);
-    if (r == 0)
-        r = delete_body_set(ev);
-    if (r < 0)
-        return r;
-    kevict_reset_response(ev);
-    CURLMcode mc = curl_multi_add_handle(ev->kc->multi, ev->easy);
-    if (mc != CURLM_OK)
-        return curlm_errno(mc);
-    ev->phase = PHASE_DELETE;
-    return 0;
-}
-
-/* Ends the eviction: formats why, calls the callback, frees it. */
-static void kevict_end(struct kevict *ev, enum kclient_evict_status status,
-                       long http, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void kevict_end(struct kevict *ev, enum kclient_evict_status status,
-                       long http, const char *fmt, ...)
+/* Ends the eviction: formats why (one line: the server's control
+ * characters become spaces), calls the callback, frees the eviction. */
+static __attribute__((format(printf, 4, 5))) void
+kevict_end(struct kevict *ev, enum kclient_evict_outcome outcome, long http,
+           const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(ev->why, sizeof(ev->why), fmt, ap);
     va_end(ap);
-    sanitize(ev->why);
+    for (char *p = ev->why; *p; p++)
+        if (is_ctl(*p))
+            *p = ' ';
     kevict_unlink(ev);
     struct kclient_evict_result res = {
-        .status = status,
+        .outcome = outcome,
         .http_status = http,
         .used_delete = ev->phase == PHASE_DELETE,
         .why = ev->why,
@@ -604,8 +539,8 @@ static void response_describe(const struct kevict *ev, long http, char *out,
     json_object_put(root);
 }
 
-static void transport_describe(const struct kevict *ev, CURLcode rc,
-                               char *out, size_t size)
+static void transport_describe(const struct kevict *ev, CURLcode rc, char *out,
+                               size_t size)
 {
     if (ev->too_large)
         snprintf(out, size, "response body over %zu bytes",
@@ -632,8 +567,7 @@ static void kevict_finished(struct kevict *ev, CURLcode rc)
     long http = 0;
     bool multi_pdb = false;
     if (rc == CURLE_OK &&
-        curl_easy_getinfo(ev->easy, CURLINFO_RESPONSE_CODE, &http) ==
-            CURLE_OK)
+        curl_easy_getinfo(ev->easy, CURLINFO_RESPONSE_CODE, &http) == CURLE_OK)
         response_describe(ev, http, desc, sizeof(desc), &multi_pdb);
     else
         transport_describe(ev, rc, desc, sizeof(desc));
@@ -647,16 +581,16 @@ static void kevict_finished(struct kevict *ev, CURLcode rc)
         } else if (http == 404) {
             kevict_end(ev, KEVICT_GONE, http, "pod not found (%s)", desc);
         } else if (eviction_falls_back(http, multi_pdb)) {
-            snprintf(ev->refusal, sizeof(ev->refusal),
-                     "eviction refused (%s)", desc);
-            int r = kevict_start_delete(ev);
+            snprintf(ev->refusal, sizeof(ev->refusal), "eviction refused (%s)",
+                     desc);
+            int r = kevict_send(ev, PHASE_DELETE);
             if (r < 0)
                 kevict_end(ev, KEVICT_FAILED, http,
                            "%s; delete not started: %s", ev->refusal,
                            strerror(-r));
         } else {
-            kevict_end(ev, KEVICT_FAILED, http, "eviction failed%s%s%s",
-                       lp, desc, rp);
+            kevict_end(ev, KEVICT_FAILED, http, "eviction failed%s%s%s", lp,
+                       desc, rp);
         }
     } else if (http == 200 || http == 202) {
         kevict_end(ev, KEVICT_DELETED, http, "%s; deleted instead",
@@ -698,7 +632,7 @@ int kclient_complete(struct kclient *kc)
 
 int kclient_process(struct kclient *kc, int timeout_ms)
 {
-    if (!kc)
+    if (!kc || timeout_ms < 0)
         return -EINVAL;
     if (kc->n_pending == 0)
         return 0;

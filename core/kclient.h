@@ -17,19 +17,22 @@
  *     405, 501 (no eviction subresource), 500 whose Status message says the
  *     pod has more than one PodDisruptionBudget
  *                       -> fall back to DELETE (below)
- *     anything else, transport errors, timeouts -> KEVICT_FAILED
+ *     anything else, no complete answer (transport error, timeout, a body
+ *     over max_response_bytes) -> KEVICT_FAILED
  *   DELETE {base}/api/v1/namespaces/{ns}/pods/{name} (v1 DeleteOptions)
  *     200, 202          -> KEVICT_DELETED
  *     404               -> KEVICT_GONE
  *     409 with a uid    -> KEVICT_GONE (the uid precondition failed: a new
  *                          pod took the name; the one we meant is gone;
  *                          without a uid a 409 cannot mean that: FAILED)
- *     anything else, transport errors, timeouts -> KEVICT_FAILED
+ *     anything else, no complete answer -> KEVICT_FAILED
  *
  * Both requests carry the pod's uid as a precondition when one is given, and
  * gracePeriodSeconds when it is not negative.
  *
- * A client is not thread-safe: one thread (the event loop) uses it. */
+ * A client is not thread-safe: one thread (the event loop) uses it.
+ * kclient_new() calls curl_global_init() (kclient_free() balances it):
+ * create the first client before starting other threads. */
 #ifndef ORDO_KCLIENT_H
 #define ORDO_KCLIENT_H
 
@@ -40,10 +43,10 @@
 #include <curl/curl.h>
 
 /* Defaults for the options left 0. */
-#define KCLIENT_DEFAULT_TIMEOUT_MS 30000L
+#define KCLIENT_DEFAULT_TIMEOUT_MS   30000L
 #define KCLIENT_DEFAULT_MAX_RESPONSE ((size_t)1 << 20)
-#define KCLIENT_DEFAULT_USER_AGENT "ordo-scheduler"
-#define KCLIENT_MAX_RESPONSE_LIMIT ((size_t)1 << 30) /* max_response_bytes */
+#define KCLIENT_DEFAULT_USER_AGENT   "ordo-scheduler"
+#define KCLIENT_MAX_RESPONSE_LIMIT   ((size_t)1 << 30) /* max_response_bytes */
 
 struct kclient_options {
     /* Required: "https://10.0.0.1:6443" or "http://127.0.0.1:8080"; a
@@ -69,8 +72,8 @@ struct kclient;
 /* Creates a client; the options' strings are copied. Returns 0 and sets
  * *ret (owned by the caller, free with kclient_free()), -EINVAL for missing
  * or malformed options (no base URL, a scheme other than http/https, a
- * token or user agent with control characters, a negative timeout, a
- * response cap over KCLIENT_MAX_RESPONSE_LIMIT),
+ * token or user agent with control characters, an empty CA path, a
+ * negative timeout, a response cap over KCLIENT_MAX_RESPONSE_LIMIT),
  * -ENOMEM, or -EIO when libcurl cannot be set up. */
 int kclient_new(const struct kclient_options *opt, struct kclient **ret);
 
@@ -83,10 +86,11 @@ void kclient_free(struct kclient *kc);
  * kclient_complete() after driving it. Do not add or remove handles. */
 CURLM *kclient_multi(struct kclient *kc);
 
-/* Waits up to timeout_ms for activity (curl_multi_poll), performs, and
- * completes finished transfers, calling their callbacks. Returns the number
- * of evictions still pending (0 at once, without waiting, when none is), or
- * a negative errno when libcurl fails (-ENOMEM, -EIO). */
+/* Waits up to timeout_ms (>= 0) for activity (curl_multi_poll), performs,
+ * and completes finished transfers, calling their callbacks. Returns the
+ * number of evictions still pending (0 at once, without waiting, when none
+ * is), -EINVAL for a NULL kc or a negative timeout, or -ENOMEM/-EIO when
+ * libcurl fails. */
 int kclient_process(struct kclient *kc, int timeout_ms);
 
 /* Completes the transfers libcurl reports finished: starts DELETE
@@ -97,21 +101,23 @@ int kclient_complete(struct kclient *kc);
 /* Evictions started and whose callback has not been called yet. */
 size_t kclient_pending(const struct kclient *kc);
 
-enum kclient_evict_status {
+enum kclient_evict_outcome {
     KEVICT_EVICTED = 0, /* the eviction was accepted */
     KEVICT_DELETED,     /* the eviction was refused; the pod was deleted */
     KEVICT_GONE,        /* the pod (with that uid) no longer exists */
     KEVICT_FAILED,      /* the pod may still be there; see why */
-    KEVICT_STATUS_MAX
+    KEVICT_OUTCOME_MAX
 };
 
 /* "evicted", "deleted", "gone", "failed"; "unknown" out of range. Static. */
-const char *kclient_evict_result_name(enum kclient_evict_status s);
+const char *kclient_evict_result_name(enum kclient_evict_outcome s);
 
 struct kclient_evict_result {
-    enum kclient_evict_status status;
-    long http_status;  /* of the last request made; 0: transport error */
-    bool used_delete;  /* the DELETE fallback was tried */
+    enum kclient_evict_outcome outcome;
+    /* Of the last request made; 0 when it got no complete answer
+     * (connection, TLS, timeout, a body over the cap). */
+    long http_status;
+    bool used_delete; /* the DELETE fallback was tried */
     /* One line for a human, e.g. "eviction refused (429 TooManyRequests:
      * Cannot evict pod as it would violate the pod's disruption budget.);
      * deleted instead". Owned by the client, valid during the callback. */

@@ -10,7 +10,8 @@ UNIT_TESTS = \
 	tests/unit/test_log \
 	tests/unit/test_config \
 	tests/unit/test_sim_output \
-	tests/unit/test_quota_tree
+	tests/unit/test_quota_tree \
+	tests/unit/test_kclient
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -39,6 +40,12 @@ tests_unit_test_config_SOURCES = tests/unit/test_config.c \
 	sched/sched_config.c sched/sched_config.h
 tests_unit_test_config_LDADD = $(UNIT_LDADD)
 tests_unit_test_config_CFLAGS = $(UNIT_CFLAGS)
+# The fake API server (libmicrohttpd) the client tests talk to.
+FAKE_API_SRCS = tests/lib/fake_apiserver.c tests/lib/fake_apiserver.h
+tests_unit_test_kclient_SOURCES = tests/unit/test_kclient.c $(FAKE_API_SRCS)
+tests_unit_test_kclient_LDADD = $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
+tests_unit_test_kclient_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
+tests_unit_test_kclient_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_unit_test_quota_tree_SOURCES = tests/unit/test_quota_tree.c
 tests_unit_test_quota_tree_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_quota_tree_CFLAGS = $(UNIT_CFLAGS)
@@ -189,7 +196,7 @@ AM_TESTS_ENVIRONMENT = \
 # and run for FUZZ_SECONDS on a scratch copy of its seed corpus.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = quantity doc decode
-FUZZ_CORE_SRCS = $(filter %.c,$(core_libordo_core_la_SOURCES))
+FUZZ_CORE_SRCS = $(filter-out %/kclient.c,$(filter %.c,$(core_libordo_core_la_SOURCES)))
 FUZZ_FLAGS = -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-I$(top_srcdir)/core -I$(top_builddir) $(YAML_CFLAGS) $(JSONC_CFLAGS)
 
