@@ -106,6 +106,9 @@ struct workload {
     bool evicting;    /* preempted: its pods are going away */
     bool preempting;  /* issued preemptions: first in line until admitted */
     char evicted_by[128]; /* last preemptor, for the record */
+    /* How its pods went at the last eviction (the backend's word: deleted,
+     * evicted through the API, or why that failed). */
+    char evict_note[256];
     /* Pending since evicted_by preempted it: it does not preempt that
      * workload back until it is admitted again (no preemption loops). */
     bool spares_preemptor;

@@ -508,8 +508,12 @@ static void evict(struct ordo_cycle *cy, struct workload *victim,
         int r = cy->s->backend->evict
                     ? cy->s->backend->evict(cy->s->backend_data, p)
                     : -ENOTSUP;
-        if (r < 0)
+        if (r < 0) {
+            snprintf(victim->evict_note, sizeof(victim->evict_note),
+                     "pod %s: eviction not started: %s", p->key,
+                     strerror(-r));
             LOG_E("evicting pod %s failed: %s", p->key, strerror(-r));
+        }
     }
 }
 

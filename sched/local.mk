@@ -14,8 +14,9 @@ sched_libordo_sched_la_SOURCES = \
 	%reldir%/queue.c %reldir%/queue.h \
 	%reldir%/cycle.c %reldir%/cycle.h %reldir%/scheduler.h \
 	%reldir%/sim.c %reldir%/sim.h \
+	%reldir%/kube_evict.c %reldir%/kube_evict.h \
 	%reldir%/sim_report.c %reldir%/sim_plot.c
-sched_libordo_sched_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(YAML_CFLAGS)
+sched_libordo_sched_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(YAML_CFLAGS) $(CURL_CFLAGS)
 sched_libordo_sched_la_LIBADD = core/libordo-core.la $(JSONC_LIBS)
 
 bin_PROGRAMS += sched/ordo-scheduler

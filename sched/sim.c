@@ -332,6 +332,9 @@ static int sim_evict(void *data, struct pod *p)
 {
     struct sim *sm = data;
     LOG_V(3, "evict pod=\"%s\"", p->key);
+    if (p->wl)
+        snprintf(p->wl->evict_note, sizeof(p->wl->evict_note),
+                 "pod %s: deleted", p->key);
     cluster_pod_gone(&sm->s.cluster, p);
     return 0;
 }

@@ -254,6 +254,9 @@ static struct json_object *workload_json(const struct workload *w)
             w->has_finished ? json_seconds(w->finished_ns) : NULL,
             !w->has_finished) < 0 ||
         put(obj, "evictions", json_object_new_int64(w->evictions), false) < 0 ||
+        put(obj, "lastEviction",
+            w->evict_note[0] ? json_object_new_string(w->evict_note) : NULL,
+            !w->evict_note[0]) < 0 ||
         put(obj, "reason",
             w->reason[0] ? json_object_new_string(w->reason) : NULL,
             !w->reason[0]) < 0)

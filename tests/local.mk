@@ -11,7 +11,8 @@ UNIT_TESTS = \
 	tests/unit/test_config \
 	tests/unit/test_sim_output \
 	tests/unit/test_quota_tree \
-	tests/unit/test_kclient
+	tests/unit/test_kclient \
+	tests/unit/test_kube_evict
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -46,6 +47,10 @@ tests_unit_test_kclient_SOURCES = tests/unit/test_kclient.c $(FAKE_API_SRCS)
 tests_unit_test_kclient_LDADD = $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
 tests_unit_test_kclient_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
 tests_unit_test_kclient_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_unit_test_kube_evict_SOURCES = tests/unit/test_kube_evict.c $(FAKE_API_SRCS)
+tests_unit_test_kube_evict_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(MHD_LIBS) $(LIBS)
+tests_unit_test_kube_evict_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS)
+tests_unit_test_kube_evict_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_unit_test_quota_tree_SOURCES = tests/unit/test_quota_tree.c
 tests_unit_test_quota_tree_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_quota_tree_CFLAGS = $(UNIT_CFLAGS)

@@ -592,7 +592,8 @@ static void check_workload(struct run *r, struct json_object *report,
     static const char *const keys[] = {
         "absent",     "state",     "kind",   "localQueue", "clusterQueue",
         "priority",   "evictions", "reason", "createdAt",  "admittedAt",
-        "finishedAt", "count",     "nodes",  "flavors",    NULL};
+        "finishedAt", "count",     "nodes",  "flavors",    "lastEviction",
+        NULL};
     char where[300];
     snprintf(where, sizeof(where), "workloads.%s", wl);
     if (!want_map(r, want, where))
@@ -639,7 +640,9 @@ static void check_workload(struct run *r, struct json_object *report,
                  strcmp(k, "flavors") == 0)
             check_podsets(r, wl, k, v, w);
         else
-            check_string(r, wl, k, v, w, strcmp(k, "reason") == 0);
+            check_string(r, wl, k, v, w,
+                         strcmp(k, "reason") == 0 ||
+                             strcmp(k, "lastEviction") == 0);
     }
 }
 

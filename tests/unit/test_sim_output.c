@@ -214,6 +214,7 @@ static int setup(void **state)
     w->evictions = 1;
     w->state = WL_ADMITTED;
     snprintf(w->reason, sizeof(w->reason), "evicted by preemption");
+    snprintf(w->evict_note, sizeof(w->evict_note), "pod ns1/js-0: deleted");
     fx->req_milli[4][0] = 1000;
     fx->req_milli[5][0] = 1000;
     set_podset(&fx->ps[4], "leader", 1, 1, fx->req_ids[4], fx->req_milli[4]);
@@ -414,7 +415,7 @@ static void test_report(void **state)
 
     /* Finished Job. */
     struct json_object *w = json_object_array_get_idx(wls, 0);
-    assert_int_equal(json_object_object_length(w), 12);
+    assert_int_equal(json_object_object_length(w), 13);
     assert_field_str(w, "kind", "Job");
     assert_field_str(w, "localQueue", "lq-a");
     assert_field_str(w, "clusterQueue", "team-a");
@@ -425,6 +426,7 @@ static void test_report(void **state)
     assert_field_int(w, "finishedAt", 63);
     assert_field_int(w, "evictions", 0);
     assert_field_null(w, "reason");
+    assert_field_null(w, "lastEviction");
     assert_int_equal(json_object_array_length(field(w, "podSets")), 1);
     struct json_object *ps = podset(w, 0);
     assert_field_str(ps, "name", "main");
@@ -457,6 +459,7 @@ static void test_report(void **state)
     assert_field_int(w, "admittedAt", 10);
     assert_field_int(w, "evictions", 1);
     assert_field_str(w, "reason", "evicted by preemption");
+    assert_field_str(w, "lastEviction", "pod ns1/js-0: deleted");
     assert_int_equal(json_object_array_length(field(w, "podSets")), 2);
     ps = podset(w, 0);
     assert_field_str(ps, "name", "leader");

@@ -1,0 +1,161 @@
+/* kube_evict.c - preemption victims' pods through the Eviction API, with
+ * the outcome recorded on the workload (see kube_evict.h). */
+#include "kube_evict.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+/* One request in flight: the callback finds the pod again by key, since
+ * the pod may have left the cluster meanwhile. */
+struct kube_evict_req {
+    struct kube_evict *ke;
+    struct kube_evict_req *prev, *next; /* ke->reqs */
+    char key[];
+};
+
+static void req_unlink(struct kube_evict_req *req)
+{
+    struct kube_evict *ke = req->ke;
+    if (req->prev)
+        req->prev->next = req->next;
+    else
+        ke->reqs = req->next;
+    if (req->next)
+        req->next->prev = req->prev;
+    ke->in_flight--;
+}
+
+void kube_evict_init(struct kube_evict *ke, struct kclient *kc,
+                     struct cluster *c, int64_t grace_seconds)
+{
+    memset(ke, 0, sizeof(*ke));
+    ke->kc = kc;
+    ke->c = c;
+    ke->grace_seconds = grace_seconds;
+}
+
+void kube_evict_release(struct kube_evict *ke)
+{
+    if (!ke)
+        return;
+    for (size_t i = 0; i < ke->n_retry; i++)
+        free(ke->retry[i]);
+    free(ke->retry);
+    ke->retry = NULL;
+    /* Requests the client dropped without calling back. */
+    while (ke->reqs) {
+        struct kube_evict_req *req = ke->reqs;
+        req_unlink(req);
+        free(req);
+    }
+    ke->n_retry = ke->cap_retry = 0;
+}
+
+static int retry_push(struct kube_evict *ke, const char *key)
+{
+    for (size_t i = 0; i < ke->n_retry; i++)
+        if (strcmp(ke->retry[i], key) == 0)
+            return 0;
+    if (ke->n_retry == ke->cap_retry) {
+        size_t cap = ke->cap_retry ? 2 * ke->cap_retry : 8;
+        char **v = realloc(ke->retry, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        ke->retry = v;
+        ke->cap_retry = cap;
+    }
+    char *k = strdup(key);
+    if (!k)
+        return -ENOMEM;
+    ke->retry[ke->n_retry++] = k;
+    return 0;
+}
+
+static void on_evicted(void *data, const struct kclient_evict_result *res)
+{
+    struct kube_evict_req *req = data;
+    struct kube_evict *ke = req->ke;
+    struct pod *p = NULL;
+    req_unlink(req);
+    if (res->outcome < KEVICT_OUTCOME_MAX)
+        ke->outcomes[res->outcome]++;
+    HASH_FIND_STR(ke->c->pods, req->key, p);
+    struct workload *w = p ? p->wl : NULL;
+    bool failed = res->outcome == KEVICT_FAILED;
+    if (w)
+        snprintf(w->evict_note, sizeof(w->evict_note), "pod %s: %s%s",
+                 req->key, res->why ? res->why : "",
+                 failed ? "; will retry" : "");
+    if (failed) {
+        LOG_E("evicting pod %s failed: %s", req->key,
+              res->why ? res->why : "no answer");
+        /* A pod that left meanwhile needs nothing more. */
+        if (p && retry_push(ke, req->key) < 0)
+            LOG_E("evicting pod %s: no memory to retry it", req->key);
+    } else {
+        LOG_V(2, "evict pod=\"%s\" outcome=%s", req->key,
+              kclient_evict_result_name(res->outcome));
+    }
+    free(req);
+}
+
+int kube_evict_pod(void *data, struct pod *p)
+{
+    struct kube_evict *ke = data;
+    const struct object_meta *m = p->obj ? &p->obj->meta : NULL;
+    if (!m || !m->name || !m->namespace_)
+        return -EINVAL;
+    size_t len = strlen(p->key) + 1;
+    struct kube_evict_req *req = malloc(sizeof(*req) + len);
+    if (!req)
+        return -ENOMEM;
+    req->ke = ke;
+    memcpy(req->key, p->key, len);
+    /* The uid makes sure a pod that took the same name is not hit. */
+    const char *uid = m->uid && m->uid[0] ? m->uid : NULL;
+    int r = kclient_evict_pod(ke->kc, m->namespace_, m->name, uid,
+                              ke->grace_seconds, on_evicted, req);
+    if (r < 0) {
+        free(req);
+        return r;
+    }
+    req->prev = NULL;
+    req->next = ke->reqs;
+    if (ke->reqs)
+        ke->reqs->prev = req;
+    ke->reqs = req;
+    ke->in_flight++;
+    return 0;
+}
+
+int kube_evict_retry(struct kube_evict *ke)
+{
+    int started = 0;
+    size_t keep = 0;
+    int err = 0;
+    for (size_t i = 0; i < ke->n_retry; i++) {
+        char *key = ke->retry[i];
+        struct pod *p = NULL;
+        HASH_FIND_STR(ke->c->pods, key, p);
+        bool wanted = p && p->wl && p->wl->evicting &&
+                      p->state == PODSTATE_BOUND;
+        int r = 0;
+        if (wanted && !err) {
+            r = kube_evict_pod(ke, p);
+            if (r == 0)
+                started++;
+            else
+                err = r;
+        }
+        if (wanted && (err || r < 0))
+            ke->retry[keep++] = key; /* try again next time */
+        else
+            free(key);
+    }
+    ke->n_retry = keep;
+    return err ? err : started;
+}
