@@ -112,6 +112,8 @@ struct workload {
     /* Pending since evicted_by preempted it: it does not preempt that
      * workload back until it is admitted again (no preemption loops). */
     bool spares_preemptor;
+    bool evicted_by_preemptor; /* evicted_by is a workload's key */
+    int64_t evicted_ns;        /* when, last */
     /* The flavors it preempted for ([ps * preempt_groups + g]): tried when
      * the QUOTA plugin's new choice finds no room on nodes. */
     struct flavor **preempt_assign;

@@ -368,23 +368,44 @@ static bool uses_needed(const struct qtree *t, const struct workload *w,
     return false;
 }
 
+/* How long a displacement counts in a chain of them (see spared). It only
+ * has to outlast one round of a ring: evictions, pods going, requeue. */
+#define DISPLACEMENT_MEMORY_NS (10LL * 60 * 1000000000)
+
+/* Whether next's own displacement led to it displacing x: next was evicted
+ * (by a preemptor) no later than it evicted x, recently. */
+static bool displaced_before(const struct cluster *c,
+                             const struct workload *next,
+                             const struct workload *x)
+{
+    if (next->spares_preemptor)
+        return true; /* still pending since it was displaced */
+    return next->evicted_by[0] && next->evicted_by_preemptor &&
+           next->evicted_ns <= x->evicted_ns &&
+           c->now_ns - next->evicted_ns <= DISPLACEMENT_MEMORY_NS;
+}
+
 /* Whether preemptor p leaves w alone: w displaced p, directly (w preempted
- * p, and p has not been admitted since) or through a chain of workloads
- * each still pending since the next one preempted it. Kueue's rules alone
- * can loop when a preemption leaves its victim's ClusterQueue under
- * nominal quota (fair sharing's LessThanInitialShare, borrowWithinCohort,
- * reclaimWithinCohort Any): the victim reclaims from its preemptor, or
- * from a third workload that then reclaims from it, and so on. */
+ * p, and p has not been admitted since) or through a chain of
+ * displacements (w preempted x1, which then preempted x2, ..., which
+ * preempted p), each recent and each caused by the one before. Kueue's
+ * rules alone can loop when a preemption leaves its victim's ClusterQueue
+ * under nominal quota (fair sharing's LessThanInitialShare or reclaim
+ * within nominal, borrowWithinCohort, reclaimWithinCohort Any): the victim
+ * reclaims from its preemptor, or from a third workload that then reclaims
+ * from another, and so on around a ring. */
 static bool spared(struct cluster *c, const struct workload *p,
                    const struct workload *w)
 {
+    if (!p->spares_preemptor)
+        return false;
     const struct workload *x = p;
-    for (int depth = 0; depth < 8 && x && x->spares_preemptor; depth++) {
+    for (int depth = 0; depth < 16; depth++) {
         if (strcmp(x->evicted_by, w->key) == 0)
             return true;
         struct workload *next = NULL;
         HASH_FIND_STR(c->workloads, x->evicted_by, next);
-        if (next == p)
+        if (!next || next == p || !displaced_before(c, next, x))
             break;
         x = next;
     }
@@ -498,6 +519,8 @@ static void evict(struct ordo_cycle *cy, struct workload *victim,
     snprintf(victim->evicted_by, sizeof(victim->evicted_by), "%s", by);
     victim->evicting = true;
     victim->spares_preemptor = preemptor;
+    victim->evicted_by_preemptor = preemptor;
+    victim->evicted_ns = cy->s->cluster.now_ns;
     cy->s->evictions++;
     LOG_V(2, "evicting workload wl=\"%s\" by=\"%s\"", victim->key, by);
     /* Pods leave through the backend; the last one gone requeues it. */
