@@ -46,6 +46,7 @@ static void cq_free(struct cq *q)
     if (q) {
         free(q->groups);
         free(q->pending);
+        free(q->admitted);
         free(q->name);
         free(q);
     }
@@ -323,6 +324,35 @@ void cluster_pod_gone(struct cluster *c, struct pod *p)
         if (w->pods[i]->state == PODSTATE_BOUND)
             return; /* still going */
     workload_requeue_evicted(c, w);
+}
+
+int cq_add_admitted(struct cq *q, struct workload *w)
+{
+    if (q->n_admitted == q->cap_admitted) {
+        uint32_t cap = q->cap_admitted ? q->cap_admitted * 2 : 16;
+        struct workload **v = realloc(q->admitted, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        q->admitted = v;
+        q->cap_admitted = cap;
+    }
+    w->cq_slot = q->n_admitted;
+    q->admitted[q->n_admitted++] = w;
+    return 0;
+}
+
+void cq_remove_admitted(struct cq *q, struct workload *w)
+{
+    uint32_t i = w->cq_slot;
+    if (i >= q->n_admitted || q->admitted[i] != w) {
+        for (i = 0; i < q->n_admitted && q->admitted[i] != w; i++)
+            ;
+        if (i == q->n_admitted)
+            return;
+    }
+    struct workload *last = q->admitted[--q->n_admitted];
+    q->admitted[i] = last;
+    last->cq_slot = i;
 }
 
 int cluster_mark_holder(struct cluster *c, struct workload *w)

@@ -82,6 +82,8 @@ struct workload {
     char *key; /* "ns/name" of the top object */
     enum wl_kind kind;
     char *ns;
+    uint64_t seq;       /* creation order in the cluster */
+    uint32_t cq_slot;   /* index in admitted_cq->admitted */
     struct object *top; /* Job, JobSet, or first pod of the group */
     char *local_queue;  /* NULL when not set */
     struct cq *cq;      /* resolved ClusterQueue, NULL when missing */
@@ -157,7 +159,10 @@ struct cq {
     size_t n_pending, cap_pending;
     struct workload **pending;
     bool dirty; /* pending needs sorting */
-    uint32_t n_admitted;
+    /* Admitted workloads charged to it, in no order (workload.cq_slot):
+     * preemption looks for candidates here, not among all workloads. */
+    uint32_t n_admitted, cap_admitted;
+    struct workload **admitted;
     UT_hash_handle hh;
 };
 
@@ -175,6 +180,7 @@ struct cluster {
     uint32_t n_nodes, cap_nodes;
     struct pod *pods;
     struct workload *workloads;
+    uint64_t next_seq; /* for workload.seq */
     struct cq *cqs;
     struct cq **cqs_v; /* sorted by name, for stable iteration */
     uint32_t n_cqs;
@@ -241,6 +247,9 @@ int node_charge(struct node *n, const struct pod *p, int sign);
 /* Quota accounting of an admission: adds (sign 1) or removes (-1) the
  * workload's usage on its admitted ClusterQueue. */
 void cq_charge(struct cq *cq, const struct workload *wl, int sign);
+/* Files w among q's admitted workloads (0 or -ENOMEM) / takes it out. */
+int cq_add_admitted(struct cq *q, struct workload *w);
+void cq_remove_admitted(struct cq *q, struct workload *w);
 /* Index of flavor f in group g, or -1. */
 int cq_group_flavor_index(const struct cq_group *g, const struct flavor *f);
 /* Index of resource id in group g, or -1. */

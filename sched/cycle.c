@@ -292,7 +292,8 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
     struct cq *q = wl->cq;
     size_t slots = (size_t)wl->n_podsets * (q->n_groups ? q->n_groups : 1);
     struct flavor **flavors = calloc(slots, sizeof(*flavors));
-    if (!flavors) {
+    if (!flavors || cq_add_admitted(q, wl) < 0) {
+        free(flavors);
         for (size_t k = 0; k < n; k++)
             node_charge(nodes[k], pods[k], -1);
         return -ENOMEM;
@@ -315,7 +316,6 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
     wl->reason[0] = '\0';
     queue_remove(q, wl);
     cq_charge(q, wl, 1);
-    q->n_admitted++;
     LOG_V(2, "admitted workload wl=\"%s\" cq=\"%s\" pods=%zu", wl->key,
           q->name, n);
     bind_pods(cy, pods, nodes, n);
@@ -598,6 +598,42 @@ static int place_as_preempted(struct ordo_cycle *cy, struct entry *e,
     return 0;
 }
 
+/* Candidates for a preemptor: the admitted workloads of its cohort tree
+ * that use a (flavor, resource) it is short of, less those it spares. */
+struct collect {
+    struct cluster *c;
+    const struct workload *p;
+    const int64_t *short_fr;
+    struct workload **cands;
+    uint32_t n, cap;
+};
+
+static bool count_admitted(struct cq *q, void *data)
+{
+    struct collect *k = data;
+    k->cap += q->n_admitted;
+    return false;
+}
+
+static bool collect_candidates(struct cq *q, void *data)
+{
+    struct collect *k = data;
+    for (uint32_t i = 0; i < q->n_admitted && k->n < k->cap; i++) {
+        struct workload *w = q->admitted[i];
+        if (w->state == WL_ADMITTED && w->flavors &&
+            uses_needed(&k->c->tree, w, k->short_fr) && !spared(k->c, k->p, w))
+            k->cands[k->n++] = w;
+    }
+    return false;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+    const struct workload *x = *(struct workload *const *)a;
+    const struct workload *y = *(struct workload *const *)b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 /* A PREEMPT entry: asks the PREEMPT plugin for victims among the admitted
  * workloads of the preemptor's cohort tree, checks the answer, and evicts.
  * Returns 1 when the preemptor now waits for its victims, 0 when nothing
@@ -625,22 +661,19 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
         if (e->usage[i] > 0 &&
             e->usage[i] > qtree_available(e->wl->cq->qnode, (int)i))
             short_fr[i] = e->usage[i];
-    size_t cap = HASH_COUNT(c->workloads);
-    struct workload **cands = arena_calloc(cy->scratch, cap + 1, sizeof(*cands));
-    uint32_t *picked = arena_calloc(cy->scratch, cap + 1, sizeof(*picked));
-    if (!cands || !picked)
+    struct collect col = {.c = c, .p = e->wl, .short_fr = short_fr};
+    qtree_any_cq(root, count_admitted, &col);
+    col.cands = arena_calloc(cy->scratch, col.cap + 1, sizeof(*col.cands));
+    uint32_t *picked = arena_calloc(cy->scratch, col.cap + 1, sizeof(*picked));
+    if (!col.cands || !picked)
         return -ENOMEM;
-    uint32_t n = 0;
-    struct workload *w, *tmp;
-    HASH_ITER(hh, c->workloads, w, tmp)
-    {
-        if (w->state == WL_ADMITTED && w->admitted_cq && w->flavors &&
-            w->admitted_cq->qnode && qtree_root(w->admitted_cq->qnode) == root &&
-            uses_needed(&c->tree, w, short_fr) && !spared(c, e->wl, w))
-            cands[n++] = w;
-    }
+    qtree_any_cq(root, collect_candidates, &col);
+    struct workload **cands = col.cands;
+    uint32_t n = col.n;
     if (n == 0)
         return 0;
+    /* The plugin sees them in creation order, whatever the queues' order. */
+    qsort(cands, n, sizeof(*cands), by_seq);
     uint32_t nv = 0;
     cy->wl = e->wl;
     cy->assign = e->assign;

@@ -723,38 +723,56 @@ static bool policy_allows(enum preemption_policy pol, const struct workload *p,
     }
 }
 
+struct candidate_query {
+    struct ordo_cycle *cy;
+    const struct workload *p;
+    const struct cq *own;
+    const struct cluster_queue *spec;
+    const struct flavor *f;
+    ordo_resource_id id;
+    int fr; /* index of (f, id) in the tree, or -1 */
+};
+
+/* Whether q has an admitted workload that p may preempt on (f, id). */
+static bool cq_has_candidate(struct cq *q, void *data)
+{
+    const struct candidate_query *k = data;
+    enum preemption_policy pol;
+    if (q == k->own) {
+        pol = k->spec->within_cluster_queue;
+    } else {
+        /* Other queues only while they use more than their nominal. */
+        if (k->fr < 0 || !q->qnode ||
+            qnode_usage(q->qnode, k->fr) <= q->qnode->nominal[k->fr])
+            return false;
+        pol = k->spec->reclaim_within_cohort;
+    }
+    for (uint32_t i = 0; i < q->n_admitted; i++) {
+        const struct workload *w = q->admitted[i];
+        if (w->state == WL_ADMITTED && !w->evicting && w->flavors &&
+            w != k->p && policy_allows(pol, k->p, w) &&
+            workload_uses_fr(w, k->f, k->id))
+            return true;
+    }
+    return false;
+}
+
 static bool host_preemption_candidates(struct ordo_cycle *cy,
                                        const struct ordo_flavor *f,
                                        ordo_resource_id id)
 {
     if (!cy || !cy->wl || !cy->wl->cq || !cy->wl->cq->qnode)
         return false;
-    const struct workload *p = cy->wl;
-    const struct cq *own = p->cq;
-    const struct cluster_queue *spec = &own->obj->u.cluster_queue;
-    const struct qnode *root = qtree_root(own->qnode);
-    struct workload *w, *tmp;
-    HASH_ITER(hh, cy->c->workloads, w, tmp)
-    {
-        if (w->state != WL_ADMITTED || w->evicting || !w->admitted_cq ||
-            !w->flavors || !w->admitted_cq->qnode || w == p)
-            continue;
-        const struct cq *q = w->admitted_cq;
-        if (q == own) {
-            if (policy_allows(spec->within_cluster_queue, p, w) &&
-                workload_uses_fr(w, FL(f), id))
-                return true;
-            continue;
-        }
-        if (qtree_root(q->qnode) != root ||
-            !policy_allows(spec->reclaim_within_cohort, p, w) ||
-            !workload_uses_fr(w, FL(f), id))
-            continue;
-        int i = qtree_fr(&cy->c->tree, FL(f), id);
-        if (i >= 0 && qnode_usage(q->qnode, i) > q->qnode->nominal[i])
-            return true;
-    }
-    return false;
+    struct candidate_query k = {
+        .cy = cy,
+        .p = cy->wl,
+        .own = cy->wl->cq,
+        .spec = &cy->wl->cq->obj->u.cluster_queue,
+        .f = FL(f),
+        .id = id,
+        .fr = qtree_fr(&cy->c->tree, FL(f), id),
+    };
+    return qtree_any_cq(qtree_root(k.own->qnode), cq_has_candidate, &k);
 }
 
 static bool host_preemptor_advantage(struct ordo_cycle *cy,

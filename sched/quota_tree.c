@@ -346,6 +346,25 @@ const struct qnode *qtree_root(const struct qnode *n)
     return n;
 }
 
+static bool any_cq(const struct qnode *n, int depth,
+                   bool (*fn)(struct cq *q, void *data), void *data)
+{
+    if (!n || n->in_cycle || depth > 64)
+        return false;
+    if (n->cq)
+        return fn(n->cq, data);
+    for (uint32_t i = 0; i < n->n_children; i++)
+        if (any_cq(n->children[i], depth + 1, fn, data))
+            return true;
+    return false;
+}
+
+bool qtree_any_cq(const struct qnode *n, bool (*fn)(struct cq *q, void *data),
+                  void *data)
+{
+    return any_cq(n, 0, fn, data);
+}
+
 struct qnode *qtree_cq_node(const struct cq *q)
 {
     return q->qnode;

@@ -70,6 +70,12 @@ int qtree_fr(const struct qtree *t, const struct flavor *f, int32_t res);
  * cohort). */
 const struct qnode *qtree_root(const struct qnode *n);
 
+/* Calls fn for every ClusterQueue in the subtree of n (n's own when n is
+ * one), depth first, until fn returns true; returns whether one did. Nodes
+ * in a parentName cycle are skipped. */
+bool qtree_any_cq(const struct qnode *n, bool (*fn)(struct cq *q, void *data),
+                  void *data);
+
 /* The tree node of a ClusterQueue (its cq->qnode). */
 struct qnode *qtree_cq_node(const struct cq *q);
 

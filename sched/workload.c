@@ -129,6 +129,7 @@ static struct workload *wl_new(struct cluster *c, const char *key,
 /* New workloads are queued by cluster_sync(), once per batch of events. */
 static int wl_insert(struct cluster *c, struct workload *w)
 {
+    w->seq = c->next_seq++;
     HASH_ADD_KEYPTR(hh, c->workloads, w->key, strlen(w->key), w);
     return cluster_mark_fresh(c, w);
 }
@@ -606,8 +607,9 @@ int workload_enqueue(struct cluster *c, struct workload *w)
             return -ENOMEM;
         w->cq = q;
         w->queued = true;
+        if (cq_add_admitted(q, w) < 0)
+            return -ENOMEM;
         cq_charge(q, w, 1);
-        q->n_admitted++;
         return 0;
     }
     struct cq *q = resolve_cq(c, w);
@@ -623,8 +625,7 @@ static void release_admission(struct workload *w)
 {
     if (w->state == WL_ADMITTED && w->admitted_cq) {
         cq_charge(w->admitted_cq, w, -1);
-        if (w->admitted_cq->n_admitted)
-            w->admitted_cq->n_admitted--;
+        cq_remove_admitted(w->admitted_cq, w);
     }
 }
 

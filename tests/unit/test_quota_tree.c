@@ -191,6 +191,47 @@ static void test_hierarchy(void **state)
     release(&fx);
 }
 
+struct visit {
+    char seen[64];
+    const char *stop_at;
+};
+
+static bool visit_cq(struct cq *q, void *data)
+{
+    struct visit *v = data;
+    strncat(v->seen, q->name, sizeof(v->seen) - strlen(v->seen) - 1);
+    return v->stop_at && strcmp(q->name, v->stop_at) == 0;
+}
+
+/* qtree_any_cq() visits every ClusterQueue under a node, once, and stops
+ * when asked; a CQ without a cohort is its own tree. */
+static void test_any_cq(void **state)
+{
+    struct fixture fx;
+    struct cluster *c = load(
+        &fx, RF
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\n"
+        "metadata: {name: team}\nspec: {parentName: root}\n---\n"
+        CQ("a", "team", "nominalQuota: 1") CQ("b", "team", "nominalQuota: 1")
+        CQ("c", "root", "nominalQuota: 1") CQ("d", "other", "nominalQuota: 1")
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+        "metadata: {name: e}\nspec:\n  resourceGroups: []\n---\n");
+    const struct qnode *root = qtree_root(node_of(c, "a"));
+    struct visit v = {0};
+    assert_false(qtree_any_cq(root, visit_cq, &v));
+    assert_int_equal(strlen(v.seen), 3);
+    assert_non_null(strchr(v.seen, 'a'));
+    assert_non_null(strchr(v.seen, 'b'));
+    assert_non_null(strchr(v.seen, 'c'));
+    v = (struct visit){.stop_at = "a"};
+    assert_true(qtree_any_cq(node_of(c, "a")->parent, visit_cq, &v));
+    assert_string_equal(v.seen, "a");
+    v = (struct visit){0};
+    assert_false(qtree_any_cq(qtree_root(node_of(c, "e")), visit_cq, &v));
+    assert_string_equal(v.seen, "e");
+    release(&fx);
+}
+
 static void test_cycle(void **state)
 {
     struct fixture fx;
@@ -246,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_borrowing_limit),
         cmocka_unit_test(test_no_cohort),
         cmocka_unit_test(test_hierarchy),
+        cmocka_unit_test(test_any_cq),
         cmocka_unit_test(test_cycle),
         cmocka_unit_test(test_weighted_share),
     };
