@@ -87,9 +87,8 @@ static void on_evicted(void *data, const struct kclient_evict_result *res)
     struct workload *w = p ? p->wl : NULL;
     bool failed = res->outcome == KEVICT_FAILED;
     if (w)
-        snprintf(w->evict_note, sizeof(w->evict_note), "pod %s: %s%s",
-                 req->key, res->why ? res->why : "",
-                 failed ? "; will retry" : "");
+        snprintf(w->evict_note, sizeof(w->evict_note), "pod %s: %s%s", req->key,
+                 res->why ? res->why : "", failed ? "; will retry" : "");
     if (failed) {
         LOG_E("evicting pod %s failed: %s", req->key,
               res->why ? res->why : "no answer");
@@ -141,8 +140,8 @@ int kube_evict_retry(struct kube_evict *ke)
         char *key = ke->retry[i];
         struct pod *p = NULL;
         HASH_FIND_STR(ke->c->pods, key, p);
-        bool wanted = p && p->wl && p->wl->evicting &&
-                      p->state == PODSTATE_BOUND;
+        bool wanted =
+            p && p->wl && p->wl->evicting && p->state == PODSTATE_BOUND;
         int r = 0;
         if (wanted && !err) {
             r = kube_evict_pod(ke, p);

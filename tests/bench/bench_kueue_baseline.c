@@ -94,22 +94,21 @@ static int write_input(const char *path, long scale)
             for (size_t k = 0; k < N_CLASSES; k++) {
                 const struct wl_class *w = &classes[k];
                 for (long i = 0; i < w->count / scale; i++)
-                    fprintf(
-                        f,
-                        "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n"
-                        "  name: %s-%ld\n  namespace: ns-%d-%d\n"
-                        "  labels: {kueue.x-k8s.io/queue-name: lq, "
-                        "kueue.x-k8s.io/priority-class: %s}\n"
-                        "  annotations: {ordo.dev/sim-arrival: '%ldms', "
-                        "ordo.dev/sim-runtime: '%ldms'}\n"
-                        "spec:\n  parallelism: 1\n  completions: 1\n"
-                        "  template:\n    spec:\n"
-                        "      schedulerName: ordo-scheduler\n"
-                        "      restartPolicy: Never\n"
-                        "      containers: [{name: c, image: x, resources: "
-                        "{requests: {cpu: '%ld'}}}]\n",
-                        w->name, i, c, q, w->name, i * w->interval_ms,
-                        w->runtime_ms, w->cpu);
+                    fprintf(f,
+                            "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n"
+                            "  name: %s-%ld\n  namespace: ns-%d-%d\n"
+                            "  labels: {kueue.x-k8s.io/queue-name: lq, "
+                            "kueue.x-k8s.io/priority-class: %s}\n"
+                            "  annotations: {ordo.dev/sim-arrival: '%ldms', "
+                            "ordo.dev/sim-runtime: '%ldms'}\n"
+                            "spec:\n  parallelism: 1\n  completions: 1\n"
+                            "  template:\n    spec:\n"
+                            "      schedulerName: ordo-scheduler\n"
+                            "      restartPolicy: Never\n"
+                            "      containers: [{name: c, image: x, resources: "
+                            "{requests: {cpu: '%ld'}}}]\n",
+                            w->name, i, c, q, w->name, i * w->interval_ms,
+                            w->runtime_ms, w->cpu);
             }
         }
     }
@@ -156,8 +155,8 @@ static int summarize(const char *report)
             struct json_object *c = NULL, *a = NULL;
             if (json_object_object_get_ex(w, "createdAt", &c) &&
                 json_object_object_get_ex(w, "admittedAt", &a) && a) {
-                double wait = json_object_get_double(a) -
-                              json_object_get_double(c);
+                double wait =
+                    json_object_get_double(a) - json_object_get_double(c);
                 s->admitted++;
                 s->wait_sum += wait;
                 if (wait > s->wait_max)
@@ -171,8 +170,8 @@ static int summarize(const char *report)
     printf("  class    workloads  admitted  mean wait  max wait  evictions "
            "(max per workload)\n");
     for (size_t k = 0; k < N_CLASSES; k++)
-        printf("  %-8s %9ld %9ld %8.2fs %8.2fs %10ld (%ld)\n",
-               classes[k].name, st[k].n, st[k].admitted,
+        printf("  %-8s %9ld %9ld %8.2fs %8.2fs %10ld (%ld)\n", classes[k].name,
+               st[k].n, st[k].admitted,
                st[k].admitted ? st[k].wait_sum / st[k].admitted : 0.0,
                st[k].wait_max, st[k].evictions, st[k].max_evictions);
     json_object_put(root);

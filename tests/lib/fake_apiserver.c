@@ -112,8 +112,8 @@ void fake_reset(void)
     pthread_mutex_unlock(&fake_srv.lock);
 }
 
-struct rule *fake_rule(const char *method, const char *path,
-                              unsigned status, const char *body)
+struct rule *fake_rule(const char *method, const char *path, unsigned status,
+                       const char *body)
 {
     assert_true(fake_srv.n_rules < MAX_RULES);
     struct rule *r = &fake_srv.rules[fake_srv.n_rules++];

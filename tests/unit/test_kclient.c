@@ -38,7 +38,6 @@
 #define EVICT_PATH  "/api/v1/namespaces/ns/pods/name/eviction"
 #define POD_PATH    "/api/v1/namespaces/ns/pods/name"
 
-
 /* What one callback saw. */
 struct outcome {
     int calls;

@@ -213,9 +213,9 @@ int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_evicted_recorded),          T(test_refused_then_deleted_recorded),
-        T(test_failed_is_retried),         T(test_retry_skips_unwanted),
-        T(test_pod_without_namespace),     T(test_release_in_flight),
+        T(test_evicted_recorded),      T(test_refused_then_deleted_recorded),
+        T(test_failed_is_retried),     T(test_retry_skips_unwanted),
+        T(test_pod_without_namespace), T(test_release_in_flight),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
