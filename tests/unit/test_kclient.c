@@ -89,10 +89,11 @@ static void drain(struct kclient *kc)
 }
 
 /* Evicts ns/name with one fresh client and returns the outcome. */
-static struct outcome evict_one(const char *uid, int64_t grace)
+static struct outcome evict_with(const char *uid, int64_t grace,
+                                 long timeout_ms, size_t max_response)
 {
     struct outcome o = {0};
-    struct kclient *kc = client_new(NULL, 0, 0);
+    struct kclient *kc = client_new(NULL, timeout_ms, max_response);
     assert_int_equal(
         kclient_evict_pod(kc, "ns", "name", uid, grace, on_done, &o), 0);
     assert_int_equal(o.calls, 0); /* never from kclient_evict_pod itself */
@@ -101,6 +102,11 @@ static struct outcome evict_one(const char *uid, int64_t grace)
     kclient_free(kc);
     assert_int_equal(o.calls, 1);
     return o;
+}
+
+static struct outcome evict_one(const char *uid, int64_t grace)
+{
+    return evict_with(uid, grace, 0, 0);
 }
 
 /* Parses a recorded body and returns the value at a dotted path. */
@@ -364,12 +370,7 @@ static void test_connection_refused(void **state)
 static void test_timeout(void **state)
 {
     fake_rule("POST", EVICT_PATH, 201, SUCCESS_201)->delay_ms = 1000;
-    struct kclient *kc = client_new(NULL, 100, 0);
-    struct outcome o = {0};
-    assert_int_equal(kclient_evict_pod(kc, "ns", "name", NULL, -1, on_done, &o),
-                     0);
-    drain(kc);
-    kclient_free(kc);
+    struct outcome o = evict_with(NULL, -1, 100, 0);
     assert_int_equal(o.outcome, KEVICT_FAILED);
     assert_int_equal(o.http, 0);
     assert_contains(o.why, "timed out");
@@ -381,12 +382,7 @@ static void test_response_cap(void **state)
     memset(big, ' ', 4096); /* JSON whitespace before a valid Status */
     memcpy(big + 4096, PDB_429, sizeof(PDB_429));
     fake_rule("POST", EVICT_PATH, 429, big);
-    struct kclient *kc = client_new(NULL, 0, 1024);
-    struct outcome o = {0};
-    assert_int_equal(kclient_evict_pod(kc, "ns", "name", NULL, -1, on_done, &o),
-                     0);
-    drain(kc);
-    kclient_free(kc);
+    struct outcome o = evict_with(NULL, -1, 0, 1024);
     assert_int_equal(o.outcome, KEVICT_FAILED);
     assert_int_equal(o.http, 0);
     assert_string_equal(o.why,
