@@ -240,8 +240,8 @@ bench: tests/bench/bench_cycle tests/bench/bench_kueue_baseline \
 # ---- long random runs -----------------------------------------------------
 # Random but valid clusters run on the simulator with --sim-check
 # (invariants after every instant). make check runs seeds 1-20;
-# `make stress STRESS_ARGS="N FIRST"` runs more (see the issue notes for the
-# seeds known to fail).
+# `make stress STRESS_ARGS="N FIRST"` runs more; a seed that once failed
+# becomes a regress-* scenario.
 check_PROGRAMS += tests/stress/random_runs
 tests_stress_random_runs_SOURCES = tests/stress/random_runs.c
 TESTS += tests/stress/random_runs
