@@ -488,13 +488,7 @@ static bool host_cq_fits_below_root(const struct ordo_cq *cq,
     int i = cq_fr(CQ(cq), FL(f), id);
     if (i < 0)
         return false;
-    const struct qnode *n = CQ(cq)->qnode;
-    if (request <= n->nominal[i])
-        return true;
-    for (const struct qnode *a = n->parent; a && a->parent; a = a->parent)
-        if (request <= a->subtree[i])
-            return true;
-    return false;
+    return CQ(cq)->qnode && qtree_fits_below_root(CQ(cq)->qnode, i, request);
 }
 
 static bool host_cq_has_cohort(const struct ordo_cq *cq)
@@ -785,18 +779,42 @@ static bool host_preemptor_advantage(struct ordo_cycle *cy,
     const struct qnode *lca = lowest_common(p, CQ(target)->qnode);
     if (!lca || lca == p)
         return false;
+    /* Kueue (collectCandidatesForHierarchicalReclaim): the preemptor has
+     * the advantage over the subtrees hanging off its path above the
+     * lowest node where its whole request fits in quota: its own
+     * ClusterQueue, or any cohort up to the one below the common one. */
     const struct qnode *side = child_under(p, lca);
-    const int64_t *need = cy->short_fr ? cy->short_fr : cy->need;
-    bool any = false;
-    for (uint32_t i = 0; i < cy->c->tree.n_fr; i++) {
-        if (need[i] <= 0)
-            continue;
-        any = true;
-        int64_t reach = qtree_usage_reaching(p, side, (int)i, cy->need[i]);
-        if (qnode_usage(side, (int)i) + reach > side->subtree[i])
+    for (const struct qnode *n = p; n; n = n->parent) {
+        bool any = false, fits = true;
+        for (uint32_t i = 0; i < cy->c->tree.n_fr && fits; i++) {
+            if (cy->need[i] <= 0)
+                continue;
+            any = true;
+            int64_t reach = qtree_usage_reaching(p, n, (int)i, cy->need[i]);
+            fits = reach <= n->subtree[i] - qnode_usage(n, (int)i);
+        }
+        if (!any)
             return false;
+        if (fits)
+            return true;
+        if (n == side)
+            break;
     }
-    return any;
+    return false;
+}
+
+static int64_t host_fs_next_target(struct ordo_cycle *cy,
+                                   const struct ordo_cq *const *cqs,
+                                   const int64_t *rank, uint32_t n)
+{
+    if (!cy || !cy->need || !cy->wl || !cy->wl->cq || !cqs || !rank || !n)
+        return -1;
+    const struct qnode **nodes = arena_calloc(cy->scratch, n, sizeof(*nodes));
+    if (!nodes)
+        return -1;
+    for (uint32_t k = 0; k < n; k++)
+        nodes[k] = cqs[k] ? CQ(cqs[k])->qnode : NULL;
+    return qtree_fs_next_target(cy->wl->cq->qnode, cy->need, nodes, rank, n);
 }
 
 static const struct ordo_host host = {
@@ -868,6 +886,7 @@ static const struct ordo_host host = {
     .format_quantity = host_format_quantity,
     .preemption_candidates = host_preemption_candidates,
     .preemptor_advantage = host_preemptor_advantage,
+    .fs_next_target = host_fs_next_target,
 };
 
 const struct ordo_host *host_table(void)

@@ -478,22 +478,41 @@ int64_t qtree_potential_available(const struct qnode *n, int i)
     return potential(n, i, 0);
 }
 
-int qtree_borrowing_level(const struct qnode *n, int i, int64_t val)
+/* Kueue's FindHeightOfLowestSubtreeThatFits: the lowest node on n's path
+ * whose subtree holds val more of FR i (n itself when it stays within
+ * nominal quota, or has no cohort), or NULL when none does; *ret_level is
+ * its height (the root's when none). */
+static const struct qnode *lowest_fit(const struct qnode *n, int i,
+                                      int64_t val, int *ret_level)
 {
     int64_t usage = qnode_usage(n, i);
+    *ret_level = 0;
     if (!n->parent || sat_add(usage, val) <= n->nominal[i])
-        return 0;
+        return n;
     int64_t remaining = sat_sub(val, max64(0, sat_sub(qnode_local_quota(n, i), usage)));
     const struct qnode *a = n->parent;
-    int level = a->height;
     for (int depth = 0; a && depth < 64; depth++, a = a->parent) {
-        level = a->height;
+        *ret_level = a->height;
         if (a->subtree[i] >= sat_add(qnode_usage(a, i), remaining))
-            return level;
+            return a;
         remaining = sat_sub(remaining, max64(0, sat_sub(qnode_local_quota(a, i),
                                                         qnode_usage(a, i))));
     }
+    return NULL;
+}
+
+int qtree_borrowing_level(const struct qnode *n, int i, int64_t val)
+{
+    int level;
+    lowest_fit(n, i, val, &level);
     return level;
+}
+
+bool qtree_fits_below_root(const struct qnode *n, int i, int64_t val)
+{
+    int level;
+    const struct qnode *a = lowest_fit(n, i, val, &level);
+    return a && a->parent;
 }
 
 /* ---- fair sharing ---------------------------------------------------------- */
@@ -520,8 +539,11 @@ bool qtree_borrows_on(const struct qtree *t, const struct qnode *n,
     return false;
 }
 
-int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
-                             const int64_t *extra, bool *ret_borrowing)
+/* qtree_weighted_share, where the extra usage is `extra` itself, or, with
+ * `from` set, what of it reaches n from ClusterQueue node `from`. */
+static int64_t weighted_share(const struct qtree *t, const struct qnode *n,
+                              const int64_t *extra, const struct qnode *from,
+                              bool *ret_borrowing)
 {
     *ret_borrowing = false;
     if (!n->parent || n->parent->in_cycle)
@@ -541,7 +563,10 @@ int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
         for (uint32_t j = i; j < t->n_fr; j++) {
             if (t->frs[j].res != res)
                 continue;
-            int64_t use = sat_add(qnode_usage(n, (int)j), extra ? extra[j] : 0);
+            int64_t more = extra ? extra[j] : 0;
+            if (from && more > 0)
+                more = qtree_usage_reaching(from, n, (int)j, more);
+            int64_t use = sat_add(qnode_usage(n, (int)j), more);
             borrowed = sat_add(borrowed, max64(0, sat_sub(use, n->subtree[j])));
             lendable = sat_add(lendable, potential(n->parent, (int)j, 0));
         }
@@ -560,4 +585,117 @@ int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
         return QUOTA_INF;
     __int128 w = (__int128)drs * 1000 / n->weight_milli;
     return w >= QUOTA_INF ? QUOTA_INF - 1 : (int64_t)w;
+}
+
+int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
+                             const int64_t *extra, bool *ret_borrowing)
+{
+    return weighted_share(t, n, extra, NULL, ret_borrowing);
+}
+
+/* ---- fair-sharing target order ------------------------------------------ */
+
+struct fs_walk {
+    const struct qnode *p; /* the preemptor's ClusterQueue */
+    const int64_t *need;   /* its usage, per FR */
+    const struct qnode *const *targets;
+    const int64_t *rank;
+    uint32_t n;
+};
+
+static bool on_path(const struct fs_walk *w, const struct qnode *n)
+{
+    for (const struct qnode *x = w->p; x; x = x->parent)
+        if (x == n)
+            return true;
+    return false;
+}
+
+static int64_t target_index(const struct fs_walk *w, const struct qnode *n)
+{
+    for (uint32_t k = 0; k < w->n; k++)
+        if (w->targets[k] == n)
+            return k;
+    return -1;
+}
+
+/* Share of n against its parent, the preemptor's usage counted on its
+ * path. */
+static int64_t walk_share(const struct fs_walk *w, const struct qnode *n)
+{
+    bool borrowing;
+    return weighted_share(n->tree, n, w->need, on_path(w, n) ? w->p : NULL,
+                          &borrowing);
+}
+
+/* Kueue prunes a ClusterQueue without candidates or that does not borrow
+ * (the preemptor's own excepted), and a cohort that does not borrow (those
+ * on the preemptor's path excepted) or whose children are all pruned.
+ * Returns the lowest rank of a target reachable under n, or -1. */
+static int64_t walk_viable(const struct fs_walk *w, const struct qnode *n,
+                           int depth)
+{
+    if (!n || n->in_cycle || depth > 64)
+        return -1;
+    if (n->cq) {
+        int64_t k = target_index(w, n);
+        if (k < 0 || (n != w->p && walk_share(w, n) == 0))
+            return -1;
+        return w->rank[k];
+    }
+    if (!on_path(w, n) && walk_share(w, n) == 0)
+        return -1;
+    int64_t best = -1;
+    for (uint32_t i = 0; i < n->n_children; i++) {
+        int64_t r = walk_viable(w, n->children[i], depth + 1);
+        if (r >= 0 && (best < 0 || r < best))
+            best = r;
+    }
+    return best;
+}
+
+static int64_t walk_next(const struct fs_walk *w, const struct qnode *c,
+                         int depth)
+{
+    const struct qnode *best_cq = NULL, *best_co = NULL;
+    int64_t cq_share = 0, cq_rank = 0, co_share = 0, co_rank = 0;
+    for (uint32_t i = 0; i < c->n_children && depth <= 64; i++) {
+        const struct qnode *ch = c->children[i];
+        int64_t r = walk_viable(w, ch, depth + 1);
+        if (r < 0)
+            continue;
+        int64_t share = walk_share(w, ch);
+        if (ch->cq) {
+            if (!best_cq || share > cq_share ||
+                (share == cq_share && r < cq_rank)) {
+                best_cq = ch;
+                cq_share = share;
+                cq_rank = r;
+            }
+        } else if (!best_co || share > co_share ||
+                   (share == co_share && r < co_rank)) {
+            best_co = ch;
+            co_share = share;
+            co_rank = r;
+        }
+    }
+    /* A cohort wins a tie: the most unfair node may be inside it. */
+    if (best_co && (!best_cq || co_share >= cq_share))
+        return walk_next(w, best_co, depth + 1);
+    return best_cq ? target_index(w, best_cq) : -1;
+}
+
+int64_t qtree_fs_next_target(const struct qnode *p, const int64_t *need,
+                             const struct qnode *const *targets,
+                             const int64_t *rank, uint32_t n)
+{
+    struct fs_walk w = {p, need, targets, rank, n};
+    if (!p || !need)
+        return -1;
+    if (!p->parent)
+        return target_index(&w, p);
+    const struct qnode *root = qtree_root(p);
+    if (walk_viable(&w, root, 0) < 0)
+        return -1;
+    return walk_next(&w, root, 0);
 }

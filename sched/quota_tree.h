@@ -99,6 +99,10 @@ int64_t qtree_potential_available(const struct qnode *n, int i);
 /* Height of the lowest subtree in which val more fits: 0 when the CQ does
  * not borrow for it. */
 int qtree_borrowing_level(const struct qnode *n, int i, int64_t val);
+/* Kueue's mayReclaimInHierarchy: val more of FR i fits in a subtree on
+ * n's path below the root (n's nominal quota included), with the usage
+ * there now; false for a ClusterQueue without a cohort. */
+bool qtree_fits_below_root(const struct qnode *n, int i, int64_t val);
 /* Local quota (what a node keeps from its parent): SubtreeQuota minus
  * lendingLimit when a lending limit is set, else 0. */
 int64_t qnode_local_quota(const struct qnode *n, int i);
@@ -120,5 +124,17 @@ bool qtree_borrows_on(const struct qtree *t, const struct qnode *n,
  * borrows. Sets *ret_borrowing when n borrows on any FR. */
 int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
                              const int64_t *extra, bool *ret_borrowing);
+
+/* Kueue's fair-sharing preemption target order (the walk of
+ * TargetClusterQueueOrdering): from the root of p's tree, at each cohort
+ * the child with the highest weighted share (the preemptor's usage `need`
+ * counted on p's path), among children that hold one of the n ClusterQueue
+ * nodes `targets` and borrow, or lie on p's path (p itself always
+ * qualifies); a cohort wins a tie with a ClusterQueue, ties among
+ * ClusterQueues (or cohorts) go to the lower rank (of their best target).
+ * Returns the index in targets of the ClusterQueue reached, or -1. */
+int64_t qtree_fs_next_target(const struct qnode *p, const int64_t *need,
+                             const struct qnode *const *targets,
+                             const int64_t *rank, uint32_t n);
 
 #endif

@@ -136,6 +136,10 @@ struct run {
     uint32_t nt;
     struct fsq *qs;
     uint32_t nq;
+    /* fs_pick's arguments to the host, nq entries each. */
+    const struct ordo_cq **pick_cqs;
+    int64_t *pick_rank;
+    uint32_t *pick_q;
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -410,11 +414,13 @@ static int64_t fsq_head(struct run *x, uint32_t qi)
     return -1;
 }
 
-/* The next target ClusterQueue, or -1 when none is left. */
+/* The next target ClusterQueue, or -1 when none is left: the host walks
+ * the cohort tree down from its root (Kueue's target order) among the
+ * queues that still have a candidate and give quota back. */
 static int64_t fs_pick(struct run *x)
 {
     const struct ordo_host *h = x->h;
-    int64_t best = -1, best_head = 0, best_share = 0;
+    uint32_t m = 0;
     for (uint32_t qi = 0; qi < x->nq; qi++) {
         struct fsq *q = &x->qs[qi];
         if (q->dropped)
@@ -424,16 +430,14 @@ static int64_t fs_pick(struct run *x)
             q->dropped = true;
             continue;
         }
-        int64_t share = q->own ? h->fs_preemptor_share(x->cy, q->cq)
-                               : h->fs_target_share(x->cy, q->cq);
-        if (best < 0 || share > best_share ||
-            (share == best_share && head < best_head)) {
-            best = qi;
-            best_head = head;
-            best_share = share;
-        }
+        x->pick_cqs[m] = q->cq;
+        x->pick_rank[m] = head; /* candidates are sorted: lower is better */
+        x->pick_q[m++] = qi;
     }
-    return best;
+    if (m == 0)
+        return -1;
+    int64_t k = h->fs_next_target(x->cy, x->pick_cqs, x->pick_rank, m);
+    return k >= 0 && (uint64_t)k < m ? (int64_t)x->pick_q[k] : -1;
 }
 
 /* Whether strategy s lets the candidate go; it is already removed in
@@ -537,7 +541,10 @@ static int fair_sharing(struct run *x)
         }
 
     x->qs = alloc_array(h, x->cy, x->n, sizeof(*x->qs));
-    if (!x->qs) {
+    x->pick_cqs = alloc_array(h, x->cy, x->n, sizeof(*x->pick_cqs));
+    x->pick_rank = alloc_array(h, x->cy, x->n, sizeof(*x->pick_rank));
+    x->pick_q = alloc_array(h, x->cy, x->n, sizeof(*x->pick_q));
+    if (!x->qs || !x->pick_cqs || !x->pick_rank || !x->pick_q) {
         h->reason(x->cy, "out of cycle memory");
         return -1;
     }

@@ -159,6 +159,15 @@ static void test_newer_minor(void **state)
     load_refused(*state, "newer_minor", EPROTO, want, NULL);
 }
 
+/* A plugin built for an older minor still loads on this host. */
+static void test_older_minor(void **state)
+{
+    const struct loaded_plugin *lp = load_ok(*state, "older_minor");
+    assert_int_equal(lp->desc->abi_minor, 0);
+    assert_true(ORDO_ABI_MINOR > 0);
+    assert_string_equal(lp->desc->name, "fixture-older-minor");
+}
+
 static void test_short_struct(void **state)
 {
     char want[128];
@@ -318,6 +327,7 @@ int main(void)
         ABI_TEST(test_no_symbol),
         ABI_TEST(test_wrong_major),
         ABI_TEST(test_newer_minor),
+        ABI_TEST(test_older_minor),
         ABI_TEST(test_short_struct),
         ABI_TEST(test_bad_kind),
         ABI_TEST(test_bad_name),

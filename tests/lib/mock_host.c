@@ -810,6 +810,32 @@ static bool m_preemptor_advantage(struct ordo_cycle *cy,
     return target->advantage;
 }
 
+/* A flat tree: the queue with the highest share (the preemptor's own
+ * counted with its workload), ties to the lower rank. */
+static int64_t m_fs_next_target(struct ordo_cycle *cy,
+                                const struct ordo_cq *const *cqs,
+                                const int64_t *rank, uint32_t n)
+{
+    MOCK_CHECK(cy && cy->wl && cqs && rank);
+    cy->n_next_target_calls++;
+    for (uint32_t k = 0; k < n; k++)
+        if (cy->fs_force_target && cqs[k] == cy->fs_force_target)
+            return k;
+    int64_t best = -1, best_share = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        MOCK_CHECK(cqs[k]);
+        int64_t share = cqs[k] == cy->wl->cq
+                            ? m_fs_preemptor_share(cy, cqs[k])
+                            : m_fs_target_share(cy, cqs[k]);
+        if (best < 0 || share > best_share ||
+            (share == best_share && rank[k] < rank[best])) {
+            best = k;
+            best_share = share;
+        }
+    }
+    return best;
+}
+
 static bool m_cq_max_priority_threshold(const struct ordo_cq *cq,
                                         int32_t *ret)
 {
@@ -897,6 +923,7 @@ static const struct ordo_host host = {
     .format_quantity = m_format_quantity,
     .preemption_candidates = m_preemption_candidates,
     .preemptor_advantage = m_preemptor_advantage,
+    .fs_next_target = m_fs_next_target,
 };
 
 const struct ordo_host *mock_host(void)

@@ -224,6 +224,10 @@ struct ordo_cycle {
     int64_t nominal_headroom;
     uint32_t fs_strategies[2];
     uint32_t n_fs_strategies;
+    uint32_t n_next_target_calls; /* fs_next_target */
+    /* fs_next_target answers this queue while it is offered (a tree walk
+     * that prefers it), else the flat highest share. */
+    const struct ordo_cq *fs_force_target;
     const struct ordo_workload *removed[4 * MOCK_MAX]; /* now removed */
     uint32_t n_removed;
     int n_sim_remove;

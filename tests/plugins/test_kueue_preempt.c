@@ -781,6 +781,33 @@ static void test_fs_target_highest_share(void **state)
     mock_cycle_end(&cy);
 }
 
+/* The target order is the host's (Kueue walks the cohort tree, where
+ * team-c may sit in a cohort with the higher share): team-c's workload goes
+ * first although team-b has the higher share of the two. */
+static void test_fs_target_order_from_host(void **state)
+{
+    policies(&cq_a, NEVER, ANY, NEVER);
+    cq_b.borrowed = 8;
+    cq_b.fs_share = 8;
+    cq_b.fs_preemptor_share = 1;
+    cq_c.borrowed = 8;
+    cq_c.fs_share = 6;
+    cq_c.fs_preemptor_share = 1;
+    struct ordo_workload c[] = {
+        ADMITTED("ns/b1", &cq_b, 9, 100, 3),
+        ADMITTED("ns/c1", &cq_c, 1, 100, 2),
+        ADMITTED("ns/b2", &cq_b, 8, 100, 3),
+    };
+    struct ordo_cycle cy;
+    cycle(&cy, 5, 0, 0);
+    cy.fair_sharing = true;
+    cy.fs_force_target = &cq_c;
+    struct result r = run(state, &cy, c, 3);
+    VICTIMS(&r, 1, 2);
+    assert_true(cy.n_next_target_calls >= 2);
+    mock_cycle_end(&cy);
+}
+
 /* FairSharingPreemptWithinNominal: team-a stays within nominal with the
  * workload, so team-b's workload goes whatever the shares. */
 static void test_fs_within_nominal(void **state)
@@ -854,6 +881,7 @@ int main(void)
         T(test_fs_unknown_strategy),
         T(test_fs_own_cq_and_not_borrowing),
         T(test_fs_target_highest_share),
+        T(test_fs_target_order_from_host),
         T(test_fs_within_nominal),
         T(test_fs_fill_back),
 #undef T

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define ORDO_ABI_MAJOR 1
-#define ORDO_ABI_MINOR 0
+#define ORDO_ABI_MINOR 1
 
 /* Name of the one exported symbol. */
 #define ORDO_PLUGIN_SYMBOL "ordo_plugin"
@@ -338,7 +338,19 @@ struct ordo_host {
      * preemptor needs within its own subtree quota. */
     bool (*preemptor_advantage)(struct ordo_cycle *cy,
                                 const struct ordo_cq *target);
+
+    /* ABI 1.1. Kueue's fair-sharing target order: walking down from the
+     * root of the preemptor's cohort tree, at each cohort the child with
+     * the highest share (the preemptor's workload counted on its path)
+     * among those that hold one of the n ClusterQueues cqs and borrow, or
+     * lie on the preemptor's path; a cohort wins a tie with a
+     * ClusterQueue, ClusterQueues tie on the lower rank. Returns the index
+     * in cqs of the ClusterQueue reached, or -1 when none qualifies. */
+    int64_t (*fs_next_target)(struct ordo_cycle *cy,
+                              const struct ordo_cq *const *cqs,
+                              const int64_t *rank, uint32_t n);
 };
+
 
 /* ---- op tables, one per kind ---------------------------------------------
  * `self` is what init returned. Every op runs on the scheduling thread, may
