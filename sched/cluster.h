@@ -108,6 +108,7 @@ struct workload {
     bool evicting;    /* preempted: its pods are going away */
     bool preempting;  /* issued preemptions: first in line until admitted */
     char evicted_by[128]; /* last preemptor, for the record */
+    const char *evict_class; /* Kueue's Preempted reason (static), or NULL */
     /* How its pods went at the last eviction (the backend's word: deleted,
      * evicted through the API, or why that failed). */
     char evict_note[256];

@@ -34,6 +34,7 @@ struct entry {
     enum ordo_verdict verdict;
     uint32_t borrowing;
     int64_t *usage; /* per FR of the quota tree: what admitting it takes */
+    bool borrows_after; /* a preemptor: still borrows with its victims gone */
     bool done;
     bool reserved; /* a preemptor: its usage is held for the cycle */
     char reason[256];
@@ -438,6 +439,7 @@ static bool preemption_helps(struct ordo_cycle *cy, struct entry *e,
     size_t np = 0;
     victims_charge(v, n, -1);
     bool ok = quota_recheck(cy, e, why, sizeof(why));
+    e->borrows_after = qtree_first_short(e->wl->cq->qnode, e->usage, false) >= 0;
     if (ok) {
         cy->wl = e->wl;
         cy->assign = e->assign;
@@ -511,18 +513,37 @@ static void release_room(struct cluster *c, struct workload *w)
     }
 }
 
+/* Kueue's Preempted reason for a victim of e: its own ClusterQueue's
+ * priorities, or quota taken back within the cohort (while the preemptor
+ * still borrows, or under fair sharing). */
+static const char *preemption_class(const struct ordo_cycle *cy,
+                                    const struct entry *e,
+                                    const struct workload *victim)
+{
+    if (victim->admitted_cq == e->wl->cq)
+        return "InClusterQueue";
+    if (!e->borrows_after)
+        return "InCohortReclamation";
+    if (cy->s->config && cy->s->config->fair_sharing)
+        return "InCohortFairSharing";
+    return "InCohortReclaimWhileBorrowing";
+}
+
 /* Evicts an admitted workload: `by` says why, for its record; `preemptor`
- * when `by` is the key of the workload it makes room for. */
+ * when `by` is the key of the workload it makes room for, `class` then
+ * Kueue's reason for the preemption. */
 static void evict(struct ordo_cycle *cy, struct workload *victim,
-                  const char *by, bool preemptor)
+                  const char *by, bool preemptor, const char *class)
 {
     snprintf(victim->evicted_by, sizeof(victim->evicted_by), "%s", by);
+    victim->evict_class = class;
     victim->evicting = true;
     victim->spares_preemptor = preemptor;
     victim->evicted_by_preemptor = preemptor;
     victim->evicted_ns = cy->s->cluster.now_ns;
     cy->s->evictions++;
-    LOG_V(2, "evicting workload wl=\"%s\" by=\"%s\"", victim->key, by);
+    LOG_V(2, "evicting workload wl=\"%s\" by=\"%s\" reason=%s", victim->key,
+          by, class ? class : "-");
     /* Pods leave through the backend; the last one gone requeues it. */
     for (size_t i = 0; i < victim->n_pods && victim->evicting; i++) {
         struct pod *p = victim->pods[i];
@@ -726,7 +747,8 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
             len += (size_t)snprintf(e->reason + len, sizeof(e->reason) - len,
                                     " %s", victims[k]->key);
         if (!victims[k]->evicting)
-            evict(cy, victims[k], e->wl->key, true);
+            evict(cy, victims[k], e->wl->key, true,
+                  preemption_class(cy, e, victims[k]));
     }
     e->wl->preempting = true;
     if (remember_assignment(e) < 0)
@@ -930,7 +952,7 @@ static void drain_stopped(struct ordo_cycle *cy)
                       STOP_POLICY_HOLD_AND_DRAIN)
             by = "LocalQueue stopped (HoldAndDrain)";
         if (by)
-            evict(cy, w, by, false);
+            evict(cy, w, by, false, NULL);
     }
 }
 

@@ -236,6 +236,9 @@ static struct json_object *workload_json(const struct workload *w)
     if (!obj)
         return NULL;
     const struct cq *q = wl_report_cq(w);
+    /* The last eviction, when a preemption caused it. */
+    bool preempted = w->evictions + (w->evicting ? 1u : 0u) > 0 &&
+                     w->evicted_by_preemptor && w->evicted_by[0];
     if (put(obj, "name", json_object_new_string(w->key), false) < 0 ||
         put(obj, "kind", json_object_new_string(kind_name(w->kind)), false) <
             0 ||
@@ -257,6 +260,14 @@ static struct json_object *workload_json(const struct workload *w)
         put(obj, "lastEviction",
             w->evict_note[0] ? json_object_new_string(w->evict_note) : NULL,
             !w->evict_note[0]) < 0 ||
+        put(obj, "preemptedBy",
+            preempted ? json_object_new_string(w->evicted_by) : NULL,
+            !preempted) < 0 ||
+        put(obj, "preemptionReason",
+            preempted && w->evict_class
+                ? json_object_new_string(w->evict_class)
+                : NULL,
+            !(preempted && w->evict_class)) < 0 ||
         put(obj, "reason",
             w->reason[0] ? json_object_new_string(w->reason) : NULL,
             !w->reason[0]) < 0)

@@ -642,9 +642,11 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
     w->evictions++;
     free(w->flavors);
     w->flavors = NULL;
-    workload_set_reason(w, "evicted: %s%s",
+    workload_set_reason(w, "evicted: %s%s%s%s%s",
                         strchr(w->evicted_by, '/') ? "preempted by " : "",
-                        w->evicted_by);
+                        w->evicted_by, w->evict_class ? " (" : "",
+                        w->evict_class ? w->evict_class : "",
+                        w->evict_class ? ")" : "");
     if (w->kind == WL_POD || w->kind == WL_POD_GROUP) {
         /* Plain pods have no controller to make them again: once evicted
          * they are done (Kueue finishes such a workload too). */

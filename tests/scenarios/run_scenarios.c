@@ -593,7 +593,7 @@ static void check_workload(struct run *r, struct json_object *report,
         "absent",     "state",     "kind",   "localQueue", "clusterQueue",
         "priority",   "evictions", "reason", "createdAt",  "admittedAt",
         "finishedAt", "count",     "nodes",  "flavors",    "lastEviction",
-        NULL};
+        "preemptedBy", "preemptionReason", NULL};
     char where[300];
     snprintf(where, sizeof(where), "workloads.%s", wl);
     if (!want_map(r, want, where))

@@ -215,6 +215,9 @@ static int setup(void **state)
     w->state = WL_ADMITTED;
     snprintf(w->reason, sizeof(w->reason), "evicted by preemption");
     snprintf(w->evict_note, sizeof(w->evict_note), "pod ns1/js-0: deleted");
+    snprintf(w->evicted_by, sizeof(w->evicted_by), "ns1/urgent");
+    w->evicted_by_preemptor = true;
+    w->evict_class = "InCohortReclamation";
     fx->req_milli[4][0] = 1000;
     fx->req_milli[5][0] = 1000;
     set_podset(&fx->ps[4], "leader", 1, 1, fx->req_ids[4], fx->req_milli[4]);
@@ -415,7 +418,7 @@ static void test_report(void **state)
 
     /* Finished Job. */
     struct json_object *w = json_object_array_get_idx(wls, 0);
-    assert_int_equal(json_object_object_length(w), 13);
+    assert_int_equal(json_object_object_length(w), 15);
     assert_field_str(w, "kind", "Job");
     assert_field_str(w, "localQueue", "lq-a");
     assert_field_str(w, "clusterQueue", "team-a");
@@ -427,6 +430,8 @@ static void test_report(void **state)
     assert_field_int(w, "evictions", 0);
     assert_field_null(w, "reason");
     assert_field_null(w, "lastEviction");
+    assert_field_null(w, "preemptedBy");
+    assert_field_null(w, "preemptionReason");
     assert_int_equal(json_object_array_length(field(w, "podSets")), 1);
     struct json_object *ps = podset(w, 0);
     assert_field_str(ps, "name", "main");
@@ -460,6 +465,8 @@ static void test_report(void **state)
     assert_field_int(w, "evictions", 1);
     assert_field_str(w, "reason", "evicted by preemption");
     assert_field_str(w, "lastEviction", "pod ns1/js-0: deleted");
+    assert_field_str(w, "preemptedBy", "ns1/urgent");
+    assert_field_str(w, "preemptionReason", "InCohortReclamation");
     assert_int_equal(json_object_array_length(field(w, "podSets")), 2);
     ps = podset(w, 0);
     assert_field_str(ps, "name", "leader");
