@@ -516,7 +516,7 @@ static void release_room(struct cluster *c, struct workload *w)
 /* Kueue's Preempted reason for a victim of e: its own ClusterQueue's
  * priorities, or quota taken back within the cohort (while the preemptor
  * still borrows, or under fair sharing). */
-static const char *preemption_class(const struct ordo_cycle *cy,
+static const char *preemption_class(struct ordo_cycle *cy,
                                     const struct entry *e,
                                     const struct workload *victim)
 {
@@ -526,7 +526,14 @@ static const char *preemption_class(const struct ordo_cycle *cy,
         return "InCohortReclamation";
     if (cy->s->config && cy->s->config->fair_sharing)
         return "InCohortFairSharing";
-    return "InCohortReclaimWhileBorrowing";
+    /* Hierarchical advantage is reclamation too, borrowing or not. */
+    const struct ordo_host *h = host_table();
+    cy->wl = e->wl;
+    cy->need = e->usage;
+    bool adv = h->preemptor_advantage(
+        cy, (const struct ordo_cq *)victim->admitted_cq);
+    cy->need = NULL;
+    return adv ? "InCohortReclamation" : "InCohortReclaimWhileBorrowing";
 }
 
 /* Evicts an admitted workload: `by` says why, for its record; `preemptor`
