@@ -486,26 +486,24 @@ static void charge_slot(struct cq *q, uint32_t g, uint32_t fi, uint32_t ri,
 
 void cq_charge(struct cq *q, const struct workload *wl, int sign)
 {
-    int32_t pods_id = resid_lookup(RESOURCE_PODS);
-    for (uint32_t ps = 0; ps < wl->n_podsets; ps++) {
-        const struct podset *s = &wl->podsets[ps];
+    for (uint32_t k = 0; k < wl->n_charges; k++) {
+        const struct wl_charge *ch = &wl->charges[k];
+        const struct podset *s = &wl->podsets[ch->ps];
+        int64_t delta =
+            sign * (int64_t)(s->count - s->reclaimable) * ch->per_pod;
+        int i = q->qnode ? qtree_fr(q->qnode->tree, ch->flavor, ch->res) : -1;
+        if (i >= 0) {
+            /* Through the tree, even where q no longer lists the pair. */
+            qtree_add_usage(q->qnode, i, delta);
+            continue;
+        }
         for (uint32_t g = 0; g < q->n_groups; g++) {
-            struct cq_group *grp = &q->groups[g];
-            const struct flavor *f = wl->flavors[ps * q->n_groups + g];
-            int fi = f ? cq_group_flavor_index(grp, f) : -1;
-            if (fi < 0)
-                continue;
-            for (uint32_t i = 0; i < s->n_req; i++) {
-                int ri = cq_group_res_index(grp, s->req_ids[i]);
-                if (ri >= 0)
-                    charge_slot(q, g, (uint32_t)fi, (uint32_t)ri,
-                                sign * (int64_t)(s->count - s->reclaimable) *
-                                    s->req_milli[i]);
+            int fi = cq_group_flavor_index(&q->groups[g], ch->flavor);
+            int ri = cq_group_res_index(&q->groups[g], ch->res);
+            if (fi >= 0 && ri >= 0) {
+                charge_slot(q, g, (uint32_t)fi, (uint32_t)ri, delta);
+                break;
             }
-            int pods = cq_group_res_index(grp, pods_id);
-            if (pods >= 0)
-                charge_slot(q, g, (uint32_t)fi, (uint32_t)pods,
-                            sign * (int64_t)(s->count - s->reclaimable) * 1000);
         }
     }
 }

@@ -78,6 +78,15 @@ struct podset {
     const struct pod_spec *spec; /* template (owned by the top object) */
 };
 
+/* What an admission charges per pod of a pod set on one (flavor,
+ * resource): Kueue keeps it whatever the ClusterQueue lists later. */
+struct wl_charge {
+    const struct flavor *flavor;
+    int32_t res;
+    uint32_t ps;
+    int64_t per_pod; /* milli-units */
+};
+
 struct workload {
     char *key; /* "ns/name" of the top object */
     enum wl_kind kind;
@@ -98,6 +107,9 @@ struct workload {
     struct cq *admitted_cq;
     struct flavor **flavors; /* [ps * flavor_groups + g] */
     uint32_t flavor_groups;  /* the admitted CQ's group count then */
+    /* Its quota usage, fixed at admission (workload_record_charges). */
+    struct wl_charge *charges;
+    uint32_t n_charges;
     bool borrows;
     int64_t admitted_ns, finished_ns;
     bool has_admitted, has_finished;

@@ -304,6 +304,14 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
     free(wl->flavors);
     wl->flavors = flavors;
     wl->flavor_groups = q->n_groups;
+    if (workload_record_charges(wl, q) < 0) {
+        cq_remove_admitted(q, wl);
+        free(wl->flavors);
+        wl->flavors = NULL;
+        for (size_t k = 0; k < n; k++)
+            node_charge(nodes[k], pods[k], -1);
+        return -ENOMEM;
+    }
     wl->admitted_cq = q;
     wl->borrows = e->borrowing > 0;
     wl->state = WL_ADMITTED;
@@ -357,6 +365,37 @@ static void hold_usage(const struct qtree *t, struct entry *e, int sign)
         if (e->usage[i] > 0)
             qtree_add_usage(qn, (int)i, sign * e->usage[i]);
     e->reserved = sign > 0;
+}
+
+/* A preemptor that found nothing to preempt, in a ClusterQueue that cannot
+ * always reclaim what it lends (reclaimWithinCohort is not Any): what it
+ * waits for is held for the rest of the cycle, so that lower entries of
+ * other queues do not borrow quota it could not take back (Kueue's
+ * resourcesToReserve). Per FR: its request, clamped to what the queue has
+ * left below nominal, or below nominal + borrowingLimit when it borrows;
+ * a borrower without a borrowingLimit holds its whole request. */
+static void reserve_unreclaimable(struct ordo_cycle *cy, struct entry *e)
+{
+    const struct qtree *t = &cy->c->tree;
+    struct cq *q = e->wl->cq;
+    struct qnode *qn = q ? q->qnode : NULL;
+    char why[64];
+    if (!qn || q->obj->u.cluster_queue.reclaim_within_cohort == PREEMPTION_ANY)
+        return;
+    if (!e->usage && !entry_usage(cy, e, why, sizeof(why)))
+        return;
+    for (uint32_t i = 0; i < t->n_fr; i++) {
+        int64_t want = e->usage[i], used = qnode_usage(qn, (int)i);
+        if (want <= 0)
+            continue;
+        int64_t room = qn->nominal[i] - used;
+        if (e->borrowing > 0)
+            room = qn->borrowing_limit[i] == QUOTA_UNSET
+                       ? want
+                       : qn->nominal[i] + qn->borrowing_limit[i] - used;
+        e->usage[i] = room < want ? (room > 0 ? room : 0) : want;
+    }
+    hold_usage(t, e, 1);
 }
 
 /* Whether admitted workload w uses an FR with need > 0. */
@@ -722,9 +761,13 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
         v = ORDO_ERROR;
     }
     if (v != ORDO_OK || nv == 0) {
-        if (cy->reason[0])
-            snprintf(e->reason, sizeof(e->reason), "%.63s: %.190s",
-                     pp->desc->name, cy->reason);
+        /* Why quota was short (the QUOTA plugin's word), then why
+         * preemption does not help. */
+        size_t len = strnlen(e->reason, sizeof(e->reason) - 1);
+        if (cy->reason[0] && len < sizeof(e->reason) - 1)
+            snprintf(e->reason + len, sizeof(e->reason) - len,
+                     "%s%.63s: %s", len ? "; " : "", pp->desc->name,
+                     cy->reason);
         return 0;
     }
     struct workload **victims = arena_calloc(cy->scratch, nv, sizeof(*victims));
@@ -783,8 +826,9 @@ static int cmp_entries(const void *a, const void *b)
 
 struct fs_pick {
     struct entry *e;
-    bool borrowing; /* the competing child would borrow with e admitted */
-    int64_t share;  /* its weighted dominant resource share */
+    bool borrowing;     /* the competing child would borrow with e admitted */
+    int64_t share;      /* its weighted dominant resource share */
+    int64_t unweighted; /* the share before weighting, when weight 0 */
 };
 
 /* Whether a goes before b at one cohort level. */
@@ -796,6 +840,10 @@ static bool fs_better(const struct fs_pick *a, const struct fs_pick *b)
         return !a->borrowing;
     if (a->share != b->share)
         return a->share < b->share;
+    /* Two zero-weight borrowers (both infinite): the one that borrows less
+     * of what its parent lends (Kueue's CompareDRS). */
+    if (a->share == QUOTA_INF && a->unweighted != b->unweighted)
+        return a->unweighted < b->unweighted;
     return cmp_entries(a->e, b->e) < 0;
 }
 
@@ -836,11 +884,11 @@ static struct entry *fs_winner(struct ordo_cycle *cy, const struct qnode *x,
     }
     if (depth > 64)
         return NULL;
-    struct fs_pick best = {NULL, false, 0};
+    struct fs_pick best = {NULL, false, 0, 0};
     for (uint32_t k = 0; k < x->n_children; k++) {
         const struct qnode *child = x->children[k];
-        struct fs_pick p = {fs_winner(cy, child, entries, n, depth + 1),
-                            false, 0};
+        struct fs_pick p = {fs_winner(cy, child, entries, n, depth + 1), false,
+                            0, 0};
         if (!p.e)
             continue;
         bool any;
@@ -848,6 +896,8 @@ static struct entry *fs_winner(struct ordo_cycle *cy, const struct qnode *x,
         p.share = extra ? qtree_weighted_share(&cy->c->tree, child, extra,
                                                &any)
                         : 0;
+        if (p.share == QUOTA_INF)
+            p.unweighted = qtree_dominant_share(&cy->c->tree, child, extra);
         /* Kueue's FairSharingPrioritizeNonBorrowing: borrowing on the
          * (flavor, resource) pairs this entry requests. */
         p.borrowing = extra && qtree_borrows_on(&cy->c->tree, child, extra);
@@ -883,9 +933,14 @@ static struct entry *fs_next(struct ordo_cycle *cy, struct entry *entries,
 
 /* The head of q: the first workload in queue order that is not parked
  * (parked ones come back when the requeue generation moved) and whose pods
- * all exist. */
+ * all exist. A Job or JobSet whose controller is still creating its pods
+ * (new, or recreating them after an eviction) keeps its place: in a
+ * StrictFIFO queue nothing behind it is admitted meanwhile, as in Kueue,
+ * where the Workload object queues whether or not its pods exist. */
 static struct workload *queue_head(struct cq *q)
 {
+    bool strict =
+        q->obj->u.cluster_queue.queueing_strategy == QUEUEING_STRICT_FIFO;
     queue_sort(q);
     /* A workload that issued preemptions stays the head until it is
      * admitted (Kueue's sticky preemptor): what it freed is for it. */
@@ -900,6 +955,8 @@ static struct workload *queue_head(struct cq *q)
         if (!workload_ready(w)) {
             workload_set_reason(w, "waiting for the pods of the workload to "
                                    "be created");
+            if (strict && (w->kind == WL_JOB || w->kind == WL_JOBSET))
+                return NULL;
             continue;
         }
         return w;
@@ -1045,6 +1102,7 @@ int cycle_run(struct scheduler *s)
                 continue;
             }
             e->wl->preempting = false;
+            reserve_unreclaimable(&cy, e);
         }
         if (e->mode != ORDO_QUOTA_FIT) {
             not_admitted(&cy, e);

@@ -724,13 +724,14 @@ struct candidate_query {
     const struct cluster_queue *spec;
     const struct flavor *f;
     ordo_resource_id id;
-    int fr; /* index of (f, id) in the tree, or -1 */
+    int fr;         /* index of (f, id) in the tree, or -1 */
+    uint32_t found; /* ORDO_CANDIDATES_* seen so far */
+    bool any;       /* the walk stops at the first candidate */
 };
 
 /* Whether q has an admitted workload that p may preempt on (f, id). */
-static bool cq_has_candidate(struct cq *q, void *data)
+static bool has_candidate(const struct candidate_query *k, struct cq *q)
 {
-    const struct candidate_query *k = data;
     enum preemption_policy pol;
     if (q == k->own) {
         pol = k->spec->within_cluster_queue;
@@ -751,12 +752,23 @@ static bool cq_has_candidate(struct cq *q, void *data)
     return false;
 }
 
-static bool host_preemption_candidates(struct ordo_cycle *cy,
-                                       const struct ordo_flavor *f,
-                                       ordo_resource_id id)
+/* qtree_any_cq callback: records where candidates are. */
+static bool cq_has_candidate(struct cq *q, void *data)
+{
+    struct candidate_query *k = data;
+    uint32_t bit = q == k->own ? ORDO_CANDIDATES_OWN : ORDO_CANDIDATES_COHORT;
+    if (!(k->found & bit) && has_candidate(k, q))
+        k->found |= bit;
+    return k->any ? k->found != 0
+                  : k->found == (ORDO_CANDIDATES_OWN | ORDO_CANDIDATES_COHORT);
+}
+
+static uint32_t candidate_queues(struct ordo_cycle *cy,
+                                 const struct ordo_flavor *f,
+                                 ordo_resource_id id, bool any)
 {
     if (!cy || !cy->wl || !cy->wl->cq || !cy->wl->cq->qnode)
-        return false;
+        return 0;
     struct candidate_query k = {
         .cy = cy,
         .p = cy->wl,
@@ -765,8 +777,24 @@ static bool host_preemption_candidates(struct ordo_cycle *cy,
         .f = FL(f),
         .id = id,
         .fr = qtree_fr(&cy->c->tree, FL(f), id),
+        .any = any,
     };
-    return qtree_any_cq(qtree_root(k.own->qnode), cq_has_candidate, &k);
+    qtree_any_cq(qtree_root(k.own->qnode), cq_has_candidate, &k);
+    return k.found;
+}
+
+static bool host_preemption_candidates(struct ordo_cycle *cy,
+                                       const struct ordo_flavor *f,
+                                       ordo_resource_id id)
+{
+    return candidate_queues(cy, f, id, true) != 0;
+}
+
+static uint32_t host_preemption_candidate_queues(struct ordo_cycle *cy,
+                                                 const struct ordo_flavor *f,
+                                                 ordo_resource_id id)
+{
+    return candidate_queues(cy, f, id, false);
 }
 
 static bool host_preemptor_advantage(struct ordo_cycle *cy,
@@ -887,6 +915,7 @@ static const struct ordo_host host = {
     .preemption_candidates = host_preemption_candidates,
     .preemptor_advantage = host_preemptor_advantage,
     .fs_next_target = host_fs_next_target,
+    .preemption_candidate_queues = host_preemption_candidate_queues,
 };
 
 const struct ordo_host *host_table(void)

@@ -101,8 +101,7 @@ void qtree_release(struct qtree *t)
     memset(t, 0, sizeof(*t));
 }
 
-static struct qnode *qnode_new(const struct qtree *t, const char *name,
-                               bool cohort)
+static struct qnode *qnode_new(const struct qtree *t, const char *name)
 {
     uint32_t n_fr = t->n_fr;
     struct qnode *n = calloc(1, sizeof(*n));
@@ -115,10 +114,10 @@ static struct qnode *qnode_new(const struct qtree *t, const char *name,
     n->borrowing_limit = malloc(sz);
     n->lending_limit = malloc(sz);
     n->subtree = calloc(1, sz);
-    n->usage = cohort ? calloc(1, sz) : NULL;
+    n->usage = calloc(1, sz);
     n->weight_milli = 1000;
     if (!n->name || !n->nominal || !n->borrowing_limit || !n->lending_limit ||
-        !n->subtree || (cohort && !n->usage)) {
+        !n->subtree || !n->usage) {
         qnode_free(n);
         return NULL;
     }
@@ -133,7 +132,7 @@ static struct qnode *cohort_get(struct qtree *t, const char *name)
     HASH_FIND_STR(t->cohorts, name, n);
     if (n)
         return n;
-    n = qnode_new(t, name, true);
+    n = qnode_new(t, name);
     if (n)
         HASH_ADD_KEYPTR(hh, t->cohorts, n->name, strlen(n->name), n);
     return n;
@@ -302,7 +301,7 @@ int qtree_build(struct qtree *t, struct cluster *c)
     for (uint32_t i = 0; i < c->n_cqs; i++) {
         struct cq *q = c->cqs_v[i];
         const struct cluster_queue *spec = &q->obj->u.cluster_queue;
-        struct qnode *n = qnode_new(t, q->name, false);
+        struct qnode *n = qnode_new(t, q->name);
         if (!n)
             return -ENOMEM;
         t->cq_nodes[i] = n;
@@ -393,7 +392,7 @@ int64_t qnode_usage(const struct qnode *n, int i)
     if (!n->cq)
         return n->usage[i];
     int64_t *slot = cq_usage_slot(n, i);
-    return slot ? *slot : 0;
+    return slot ? *slot : n->usage[i];
 }
 
 static void set_usage(struct qnode *n, int i, int64_t v)
@@ -405,6 +404,8 @@ static void set_usage(struct qnode *n, int i, int64_t v)
     int64_t *slot = cq_usage_slot(n, i);
     if (slot)
         *slot = v;
+    else
+        n->usage[i] = v;
 }
 
 void qtree_add_usage(struct qnode *n, int i, int64_t val)
@@ -539,9 +540,10 @@ bool qtree_borrows_on(const struct qtree *t, const struct qnode *n,
     return false;
 }
 
-/* qtree_weighted_share, where the extra usage is `extra` itself, or, with
- * `from` set, what of it reaches n from ClusterQueue node `from`. */
-static int64_t weighted_share(const struct qtree *t, const struct qnode *n,
+/* The unweighted dominant resource share of n (per mille), where the extra
+ * usage is `extra` itself, or, with `from` set, what of it reaches n from
+ * ClusterQueue node `from`. */
+static int64_t dominant_share(const struct qtree *t, const struct qnode *n,
                               const int64_t *extra, const struct qnode *from,
                               bool *ret_borrowing)
 {
@@ -579,6 +581,15 @@ static int64_t weighted_share(const struct qtree *t, const struct qnode *n,
         if (r > drs)
             drs = r;
     }
+    return *ret_borrowing ? drs : 0;
+}
+
+/* qtree_weighted_share, with the extra usage as for dominant_share. */
+static int64_t weighted_share(const struct qtree *t, const struct qnode *n,
+                              const int64_t *extra, const struct qnode *from,
+                              bool *ret_borrowing)
+{
+    int64_t drs = dominant_share(t, n, extra, from, ret_borrowing);
     if (!*ret_borrowing)
         return 0;
     if (n->weight_milli == 0)
@@ -591,6 +602,13 @@ int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
                              const int64_t *extra, bool *ret_borrowing)
 {
     return weighted_share(t, n, extra, NULL, ret_borrowing);
+}
+
+int64_t qtree_dominant_share(const struct qtree *t, const struct qnode *n,
+                             const int64_t *extra)
+{
+    bool borrowing;
+    return dominant_share(t, n, extra, NULL, &borrowing);
 }
 
 /* ---- fair-sharing target order ------------------------------------------ */

@@ -40,7 +40,9 @@ struct qnode {
     bool in_cycle;       /* part of (or under) a parentName cycle */
     /* Per FR (tree->n_fr entries). */
     int64_t *nominal, *borrowing_limit, *lending_limit, *subtree;
-    int64_t *usage; /* cohorts only; a CQ's usage is in its groups */
+    /* A cohort's usage; a CQ's is in its groups, except on pairs it no
+     * longer lists that admissions still charge. */
+    int64_t *usage;
     UT_hash_handle hh; /* cohorts by name */
 };
 
@@ -124,6 +126,11 @@ bool qtree_borrows_on(const struct qtree *t, const struct qnode *n,
  * borrows. Sets *ret_borrowing when n borrows on any FR. */
 int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
                              const int64_t *extra, bool *ret_borrowing);
+
+/* The same share before weighting (0 when n does not borrow): what orders
+ * zero-weight borrowers among themselves (Kueue's CompareDRS). */
+int64_t qtree_dominant_share(const struct qtree *t, const struct qnode *n,
+                             const int64_t *extra);
 
 /* Kueue's fair-sharing preemption target order (the walk of
  * TargetClusterQueueOrdering): from the root of p's tree, at each cohort

@@ -30,6 +30,7 @@ void workload_free(struct workload *w)
     }
     free(w->podsets);
     free(w->flavors);
+    free(w->charges);
     free(w->preempt_assign);
     free(w->held_pods);
     free(w->held_nodes);
@@ -403,25 +404,43 @@ oom:
 bool workload_uses_fr(const struct workload *w, const struct flavor *f,
                       int32_t id)
 {
-    const struct cq *q = w->admitted_cq;
-    if (!q || !w->flavors)
+    if (!w->admitted_cq)
         return false;
-    /* The admission's layout: the ClusterQueue may have changed since. */
-    uint32_t ng = w->flavor_groups ? w->flavor_groups : q->n_groups;
-    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
+    for (uint32_t k = 0; k < w->n_charges; k++)
+        if (w->charges[k].flavor == f && w->charges[k].res == id)
+            return true;
+    return false;
+}
+
+int workload_record_charges(struct workload *w, const struct cq *q)
+{
+    int32_t pods_id = resid_lookup(RESOURCE_PODS);
+    size_t cap = 0, n = 0;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        cap += w->podsets[ps].n_req + 1;
+    struct wl_charge *v = calloc(cap ? cap : 1, sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    for (uint32_t ps = 0; w->flavors && ps < w->n_podsets; ps++) {
         const struct podset *s = &w->podsets[ps];
-        for (uint32_t g = 0; g < ng && g < q->n_groups; g++) {
-            if (w->flavors[ps * ng + g] != f ||
-                cq_group_res_index(&q->groups[g], id) < 0)
+        for (uint32_t g = 0; g < q->n_groups; g++) {
+            const struct cq_group *grp = &q->groups[g];
+            const struct flavor *f = w->flavors[ps * q->n_groups + g];
+            if (!f || cq_group_flavor_index(grp, f) < 0)
                 continue;
-            for (uint32_t i = 0; i < s->n_req; i++)
-                if (s->req_ids[i] == id)
-                    return true;
-            if (id == resid_lookup(RESOURCE_PODS))
-                return true;
+            for (uint32_t i = 0; i <= s->n_req && n < cap; i++) {
+                int32_t id = i < s->n_req ? s->req_ids[i] : pods_id;
+                if (cq_group_res_index(grp, id) < 0)
+                    continue;
+                v[n++] = (struct wl_charge){
+                    f, id, ps, i < s->n_req ? s->req_milli[i] : 1000};
+            }
         }
     }
-    return false;
+    free(w->charges);
+    w->charges = v;
+    w->n_charges = (uint32_t)n;
+    return 0;
 }
 
 uint32_t workload_pending_pods(const struct workload *w, uint32_t ps)
@@ -605,6 +624,10 @@ int workload_enqueue(struct cluster *c, struct workload *w)
         }
         if (w->flavors && remap_flavors(w, q) < 0)
             return -ENOMEM;
+        /* Charged as admitted: only a workload found running (flavors
+         * inferred) records its charges here. */
+        if (!w->charges && workload_record_charges(w, q) < 0)
+            return -ENOMEM;
         w->cq = q;
         w->queued = true;
         if (cq_add_admitted(q, w) < 0)
@@ -642,6 +665,9 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
     w->evictions++;
     free(w->flavors);
     w->flavors = NULL;
+    free(w->charges);
+    w->charges = NULL;
+    w->n_charges = 0;
     workload_set_reason(w, "evicted: %s%s%s%s%s",
                         strchr(w->evicted_by, '/') ? "preempted by " : "",
                         w->evicted_by, w->evict_class ? " (" : "",

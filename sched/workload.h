@@ -40,9 +40,14 @@ int workload_requeue_all(struct cluster *c);
 int workload_enqueue(struct cluster *c, struct workload *w);
 
 /* Whether admitted workload w takes quota of resource id in flavor f
- * ("pods" included where its ClusterQueue covers it). */
+ * ("pods" included where its ClusterQueue covered it), by its charges. */
 bool workload_uses_fr(const struct workload *w, const struct flavor *f,
                       int32_t id);
+
+/* Records what admitting w to q with its flavors (laid out by q's groups)
+ * charges (w->charges): from then on its usage, whatever q lists later.
+ * 0 or -ENOMEM. */
+int workload_record_charges(struct workload *w, const struct cq *q);
 
 /* Whether every pod set has its pods (pending) so the gang can be bound. */
 bool workload_ready(const struct workload *w);

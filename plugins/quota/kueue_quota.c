@@ -14,9 +14,20 @@
  *
  *   val > PotentialAvailable            NoFit (exceeds maximum capacity)
  *   val <= Available                    Fit, borrowing level of val
- *   else, when preemption is worth it and could find candidates
- *                                       Preempt, borrowing level of val
+ *   else, when preemption is worth it:
+ *     candidates only in other ClusterQueues
+ *                                       Reclaim, borrowing level of val
+ *     candidates in its own              Preempt, borrowing level of val
+ *     no candidates                      NoCandidates
  *   else                                NoFit (waiting for quota)
+ *
+ * NoCandidates, Preempt and Reclaim all make the workload PREEMPT: the host
+ * then runs the PREEMPT plugin, and a workload that finds no victims still
+ * holds quota for the cycle where its queue cannot always reclaim (Kueue's
+ * resourcesToReserve). Flavor choice passes over NoCandidates like NoFit
+ * and ranks it below every mode that could admit; Reclaim ranks above
+ * Preempt. Kueue tells Reclaim from Preempt by the victims its simulation
+ * picks; here candidates in both kinds of queue count as Preempt.
  *
  * The flavor's granular mode combines its resources as Kueue does (see
  * flavor_mode), and the scan stops at the first flavor that
@@ -39,9 +50,14 @@ struct kueue_quota {
     const struct ordo_plugin *p;
 };
 
-/* Kueue's preemption modes, worst first (its internal order without
- * NoCandidates and Reclaim; see fit_resource). */
-enum mode { M_NOFIT = 0, M_PREEMPT = 1, M_FIT = 2 };
+/* Kueue's preemption modes, worst first (see fit_resource). */
+enum mode { M_NOFIT = 0, M_NOCAND, M_PREEMPT, M_RECLAIM, M_FIT };
+
+/* Kueue's isPreemptMode: preemption with candidates. */
+static bool preempt_mode(enum mode m)
+{
+    return m == M_PREEMPT || m == M_RECLAIM;
+}
 
 /* Kueue's granularMode: a mode paired with a borrowing level. */
 struct gmode {
@@ -61,8 +77,6 @@ struct policy {
     /* Preemption can find candidates at all: withinClusterQueue != Never,
      * or a cohort and reclaimWithinCohort != Never. */
     bool may_have_candidates;
-    /* withinClusterQueue != Never: victims may come from its own usage. */
-    bool within;
 };
 
 /* Quota that the workload's earlier pod sets took in this call, per
@@ -218,17 +232,20 @@ static bool group_needed(const struct ordo_host *h,
 
 /* ---- Kueue's ordering of modes ----------------------------------------
  *
- * isPreferred: whether a is better than b. NoFit always loses; then
- * BorrowingOverPreemption (the default, also for no preference): the better
- * mode first, a tie goes to the lower borrowing level;
- * PreemptionOverBorrowing: the lower borrowing level first, a tie goes to
- * the better mode. Equal modes are not preferred (the first one stays). */
+ * isPreferred: whether a is better than b. NoFit always loses, then
+ * NoCandidates loses to any other mode; then BorrowingOverPreemption (the
+ * default, also for no preference): the better mode first, a tie goes to the
+ * lower borrowing level; PreemptionOverBorrowing: the lower borrowing level
+ * first, a tie goes to the better mode. Equal modes are not preferred (the
+ * first one stays). */
 static bool is_preferred(struct gmode a, struct gmode b, uint32_t preference)
 {
     if (a.mode == M_NOFIT)
         return false;
     if (b.mode == M_NOFIT)
         return true;
+    if ((a.mode == M_NOCAND) != (b.mode == M_NOCAND))
+        return b.mode == M_NOCAND;
     if (preference == ORDO_PREEMPTION_OVER_BORROWING) {
         if (a.level != b.level)
             return a.level < b.level;
@@ -244,9 +261,9 @@ static bool is_preferred(struct gmode a, struct gmode b, uint32_t preference)
  * whenCanBorrow is TryNextFlavor. */
 static bool should_try_next(struct gmode m, const struct policy *pol)
 {
-    if (m.mode == M_NOFIT)
+    if (m.mode == M_NOFIT || m.mode == M_NOCAND)
         return true;
-    if (m.mode == M_PREEMPT && pol->when_can_preempt == ORDO_TRY_NEXT_FLAVOR)
+    if (preempt_mode(m.mode) && pol->when_can_preempt == ORDO_TRY_NEXT_FLAVOR)
         return true;
     if (m.level > 0 && pol->when_can_borrow == ORDO_TRY_NEXT_FLAVOR)
         return true;
@@ -285,28 +302,31 @@ fit_resource(const struct ordo_host *h, struct ordo_cycle *cy,
     bool worth = (listed && val <= nominal) ||
                  h->cq_fits_below_root(cq, f, id, val) ||
                  pol->preempt_while_borrowing;
+    if (!worth)
+        return (struct gmode){M_NOFIT, level};
     /* Kueue would now run its preemption algorithm for this one resource
      * (SimulatePreemption). When the policies exclude every possible victim
      * (withinClusterQueue Never, and reclaimWithinCohort Never or no
      * cohort), or when no admitted workload the policies allow uses this
-     * (flavor, resource) (host->preemption_candidates), it finds
-     * NoCandidates, which shouldTryNextFlavor passes over like NoFit and
-     * which can never be admitted this cycle: it is NoFit here. Otherwise
-     * the victims themselves are the PREEMPT plugin's
-     * business, and the borrowing level is the one of val on the current
-     * usage rather than Kueue's level with the victims removed. */
-    if (worth && pol->may_have_candidates &&
-        (!h->preemption_candidates || h->preemption_candidates(cy, f, id))) {
+     * (flavor, resource), it finds NoCandidates. Otherwise the victims
+     * themselves are the PREEMPT plugin's business, and the borrowing level
+     * is the one of val on the current usage rather than Kueue's level with
+     * the victims removed. */
+    uint32_t where = pol->may_have_candidates
+                         ? h->preemption_candidate_queues(cy, f, id)
+                         : 0;
+    if (where) {
         /* Kueue computes a Preempt flavor's borrowing level with the
          * victims gone: when they may come from its own ClusterQueue, a
          * request within nominal quota then borrows nothing. Victims in
          * other ClusterQueues leave its own usage, and level, as they
          * are. */
-        if (pol->within && listed && val <= nominal)
+        if ((where & ORDO_CANDIDATES_OWN) && listed && val <= nominal)
             level = 0;
-        return (struct gmode){M_PREEMPT, level};
+        return (struct gmode){
+            where == ORDO_CANDIDATES_COHORT ? M_RECLAIM : M_PREEMPT, level};
     }
-    return (struct gmode){M_NOFIT, level};
+    return (struct gmode){M_NOCAND, level};
 }
 
 /* Evaluates flavor f for the resources of group g that pod set ps
@@ -335,7 +355,7 @@ static void flavor_mode(const struct ordo_host *h, struct ordo_cycle *cy,
             ev->worst = m.mode;
         if (m.level > ev->max_level)
             ev->max_level = m.level;
-        if (m.mode == M_NOFIT || (m.mode == M_PREEMPT && !ev->why.kind))
+        if (m.mode == M_NOFIT || (m.mode < M_FIT && !ev->why.kind))
             ev->why = why;
         if (m.mode == M_NOFIT)
             break;
@@ -442,7 +462,7 @@ assign_group(const struct ordo_host *h, struct ordo_cycle *cy,
         res->mode = best.worst;
     if (best.max_level > res->level)
         res->level = best.max_level;
-    if (best.worst == M_PREEMPT && !res->has_preempt) {
+    if (best.worst < M_FIT && !res->has_preempt) {
         res->has_preempt = true;
         res->preempt_why = best.why;
     }
@@ -500,7 +520,6 @@ static void read_policy(const struct ordo_host *h, struct ordo_cycle *cy,
         .may_have_candidates =
             within != ORDO_PREEMPT_NEVER ||
             (h->cq_has_cohort(cq) && reclaim != ORDO_PREEMPT_NEVER),
-        .within = within != ORDO_PREEMPT_NEVER,
     };
 }
 
@@ -549,7 +568,7 @@ static enum ordo_verdict assign_workload(const struct ordo_host *h,
         }
     }
     *ret_level = level;
-    if (mode == M_PREEMPT) {
+    if (mode < M_FIT) {
         /* The first pod set that needs preemption, and why. */
         why_reason(h, cy, wl, preempt_ps, &preempt_why);
         *ret_mode = ORDO_QUOTA_PREEMPT;

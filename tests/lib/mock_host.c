@@ -803,6 +803,26 @@ static bool m_preemption_candidates(struct ordo_cycle *cy,
     return !cy->wl->cq->no_preemption_candidates;
 }
 
+/* From the ClusterQueue's policies, unless the test set the answer. */
+static uint32_t m_preemption_candidate_queues(struct ordo_cycle *cy,
+                                              const struct ordo_flavor *f,
+                                              ordo_resource_id id)
+{
+    MOCK_CHECK(cy && cy->wl);
+    const struct ordo_cq *cq = cy->wl->cq;
+    if (cq->no_preemption_candidates)
+        return 0;
+    struct mock_fr_quota m = fr_quota(cq, f, id);
+    if (m.candidates)
+        return m.candidates & (ORDO_CANDIDATES_OWN | ORDO_CANDIDATES_COHORT);
+    uint32_t r = 0;
+    if (cq->within_cluster_queue != ORDO_PREEMPT_NEVER)
+        r |= ORDO_CANDIDATES_OWN;
+    if (cq->cohort && cq->reclaim_within_cohort != ORDO_PREEMPT_NEVER)
+        r |= ORDO_CANDIDATES_COHORT;
+    return r;
+}
+
 static bool m_preemptor_advantage(struct ordo_cycle *cy,
                                   const struct ordo_cq *target)
 {
@@ -924,6 +944,7 @@ static const struct ordo_host host = {
     .preemption_candidates = m_preemption_candidates,
     .preemptor_advantage = m_preemptor_advantage,
     .fs_next_target = m_fs_next_target,
+    .preemption_candidate_queues = m_preemption_candidate_queues,
 };
 
 const struct ordo_host *mock_host(void)

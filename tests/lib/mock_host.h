@@ -100,7 +100,11 @@ struct mock_fr_quota {
     bool fixed;
     int64_t available;
     int64_t potential;
+    /* host->preemption_candidate_queues for the pair when not 0 (else it
+     * follows the ClusterQueue's policies); MOCK_NO_CANDIDATES for none */
+    uint32_t candidates;
 };
+#define MOCK_NO_CANDIDATES 0x100u
 
 struct mock_flavor_quotas {
     const struct ordo_flavor *flavor;

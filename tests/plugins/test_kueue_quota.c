@@ -376,9 +376,11 @@ static void test_preempt_within_nominal(void **state)
            "insufficient unused quota for cpu in flavor on-demand, 2 more "
            "needed");
 
-    /* Without a preemption policy: waiting for quota. */
+    /* Without a preemption policy there is nothing to preempt (Kueue's
+     * NoCandidates), yet it is a Preempt assignment: the host holds the
+     * quota it waits for. */
     cq.within_cluster_queue = ORDO_PREEMPT_NEVER;
-    expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
+    expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
            "insufficient unused quota for cpu in flavor on-demand, 2 more "
            "needed");
 }
@@ -409,11 +411,13 @@ static void test_no_candidates_tries_next_flavor(void **state)
            "insufficient unused quota for cpu in flavor on-demand, 2 more "
            "needed");
 
-    /* ... but not without a cohort. */
+    /* ... but not without a cohort: both flavors have no candidates, and
+     * the first stays. */
     cq.cohort = NULL;
     cq.groups[0].flavors[1].quotas[0].usage = CPU(6);
-    expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
-           "insufficient unused quota for cpu in flavor spot, 1 more needed");
+    expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
+           "insufficient unused quota for cpu in flavor on-demand, 2 more "
+           "needed");
 }
 
 static void test_preempt_may_stop_search(void **state)
@@ -480,6 +484,91 @@ static void test_preempt_no_candidates(void **state)
     };
     struct ordo_workload wl = cpu_workload(&cq, 1, CPU(1));
     expect(state, &wl, false, ORDO_QUOTA_FIT, &spot, 0, NULL);
+}
+
+/* Nothing to preempt anywhere: still PREEMPT (Kueue's NoCandidates is a
+ * Preempt assignment), on the first flavor, so that the host can hold the
+ * quota it waits for. */
+static void test_no_candidates_anywhere(void **state)
+{
+    struct ordo_cq cq = {
+        .name = "team-a",
+        .when_can_preempt = ORDO_MAY_STOP_SEARCH,
+        .within_cluster_queue = ORDO_PREEMPT_LOWER_PRIORITY,
+        .no_preemption_candidates = true,
+        .groups = {{
+            .resources = {"cpu"},
+            .flavors = {{&on_demand, {{"cpu", CPU(4), CPU(4)}}},
+                        {&spot, {{"cpu", CPU(4), CPU(4)}}}},
+        }},
+    };
+    struct ordo_workload wl = cpu_workload(&cq, 1, CPU(1));
+    expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
+           "insufficient unused quota for cpu in flavor on-demand, 1 more "
+           "needed");
+}
+
+/* NoCandidates ranks below a flavor with candidates even when
+ * whenCanPreempt would stop the scan and the preference puts the lower
+ * borrowing level first. */
+static void test_no_candidates_ranks_last(void **state)
+{
+    struct ordo_cq cq = {
+        .name = "team-a",
+        .cohort = "all",
+        .when_can_preempt = ORDO_TRY_NEXT_FLAVOR,
+        .preference = ORDO_PREEMPTION_OVER_BORROWING,
+        .within_cluster_queue = ORDO_PREEMPT_LOWER_PRIORITY,
+        .borrow_within_cohort = ORDO_PREEMPT_LOWER_PRIORITY,
+        .groups = {{
+            .resources = {"cpu"},
+            .flavors = {{&on_demand, {{"cpu", CPU(4), CPU(4)}}},
+                        {&spot, {{"cpu", CPU(0), 0}}}},
+        }},
+        .fr_quotas = {{&on_demand, "cpu", .candidates = MOCK_NO_CANDIDATES},
+                      {&spot, "cpu", .cohort_nominal = CPU(4),
+                       .cohort_usage = CPU(4)}},
+    };
+    struct ordo_workload wl = cpu_workload(&cq, 1, CPU(1));
+    expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &spot, 1,
+           "insufficient unused quota for cpu in flavor spot, 1 more "
+           "needed");
+}
+
+/* Kueue prefers reclaiming what others borrow (candidates only in other
+ * ClusterQueues) to preempting its own lower-priority workloads. */
+static void test_reclaim_over_preempt(void **state)
+{
+    struct ordo_cq cq = {
+        .name = "team-a",
+        .cohort = "all",
+        .when_can_preempt = ORDO_TRY_NEXT_FLAVOR,
+        .within_cluster_queue = ORDO_PREEMPT_LOWER_PRIORITY,
+        .reclaim_within_cohort = ORDO_PREEMPT_LOWER_PRIORITY,
+        .groups = {{
+            .resources = {"cpu"},
+            .flavors = {{&on_demand, {{"cpu", CPU(8), CPU(8)}}},
+                        {&spot, {{"cpu", CPU(8), CPU(2)}}}},
+        }},
+        .fr_quotas = {{&on_demand, "cpu", .candidates = ORDO_CANDIDATES_OWN},
+                      {&spot, "cpu", .cohort_usage = CPU(6),
+                       .candidates = ORDO_CANDIDATES_COHORT}},
+    };
+    struct ordo_workload wl = cpu_workload(&cq, 1, CPU(6));
+    expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &spot, 0,
+           "insufficient unused quota for cpu in flavor spot, 6 more "
+           "needed");
+    /* Candidates in both kinds of queue count as Preempt: the first. */
+    cq.fr_quotas[1].candidates = ORDO_CANDIDATES_OWN | ORDO_CANDIDATES_COHORT;
+    expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
+           "insufficient unused quota for cpu in flavor on-demand, 6 more "
+           "needed");
+    /* MayStopSearch takes the first flavor that can preempt at all. */
+    cq.fr_quotas[1].candidates = ORDO_CANDIDATES_COHORT;
+    cq.when_can_preempt = ORDO_MAY_STOP_SEARCH;
+    expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
+           "insufficient unused quota for cpu in flavor on-demand, 6 more "
+           "needed");
 }
 
 static void test_preempt_try_next_flavor(void **state)
@@ -602,10 +691,17 @@ static void test_pods_resource_counted(void **state)
     };
     expect(state, &wl, false, ORDO_QUOTA_FIT, &on_demand, 0, NULL);
 
+    /* 3 pods within the nominal 4, 2 in use: nothing to preempt, a
+     * Preempt assignment all the same. */
     wl.podsets[0].count = 3;
-    expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
+    expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
            "insufficient unused quota for pods in flavor on-demand, 1 more "
            "needed");
+    wl.podsets[0].count = 5;
+    expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
+           "insufficient quota for pods in flavor on-demand, previously "
+           "considered podsets requests (0) + current podset request (5) > "
+           "maximum capacity (4)");
 }
 
 static void test_uncovered_resource(void **state)
@@ -793,7 +889,7 @@ static void test_flavor_not_matching_skipped(void **state)
 
     /* The reason names the flavor that was considered. */
     wl.podsets[0].requests[0].milli = CPU(2);
-    expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
+    expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &spot, 0,
            "insufficient unused quota for cpu in flavor spot, 1 more needed");
 
     /* Nothing matches. */
@@ -850,24 +946,34 @@ static void test_workload_mode_and_reason_prefix(void **state)
 /* When no flavor fits, the reason comes from the one that came closest:
  * waiting for quota before exceeding the maximum, then the smallest
  * shortfall. */
+/* Requests above nominal quota, no borrowWithinCohort: preemption is not
+ * worth trying, each flavor waits for quota (NoFit), and the reason names
+ * the one that came closest. */
 static void test_closest_flavor_reported(void **state)
 {
     struct ordo_cq cq = {
         .name = "team-a",
+        .cohort = "all",
         .groups = {{
             .resources = {"cpu", "memory"},
-            .flavors = {{&on_demand, {{"cpu", CPU(2), 0}, {"memory", GI, 0}}},
-                        {&spot, {{"cpu", CPU(4), CPU(3)}, {"memory", GI, 0}}},
-                        {&reserved,
-                         {{"cpu", CPU(4), CPU(2)}, {"memory", GI, 0}}}},
+            .flavors = {{&on_demand, {{"cpu", CPU(2), 0}, {"memory", MI, 0}}},
+                        {&spot, {{"cpu", CPU(2), 0}, {"memory", MI, 0}}},
+                        {&reserved, {{"cpu", CPU(2), 0}, {"memory", MI, 0}}}},
         }},
+        /* on-demand exceeds its maximum capacity: the farthest. */
+        .fr_quotas = {{&on_demand, "cpu", 0, 0},
+                      {&spot, "cpu", CPU(10), CPU(10)},
+                      {&reserved, "cpu", CPU(10), CPU(9)},
+                      {&on_demand, "memory", 4 * GI, 0},
+                      {&spot, "memory", 4 * GI, 0},
+                      {&reserved, "memory", 4 * GI, 0}},
     };
     struct ordo_workload wl = {
         .name = "ns/a",
         .cq = &cq,
         .podsets = {{.name = "main",
                      .count = 1,
-                     .requests = {{"cpu", CPU(3)}, {"memory", 512 * MI}}}},
+                     .requests = {{"cpu", CPU(4)}, {"memory", 512 * MI}}}},
     };
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
            "insufficient unused quota for cpu in flavor reserved, 1 more "
@@ -875,10 +981,10 @@ static void test_closest_flavor_reported(void **state)
 
     /* Memory short in spot and reserved: the smaller shortfall, in binary
      * units. */
-    cq.groups[0].flavors[1].quotas[0].usage = 0;
-    cq.groups[0].flavors[1].quotas[1].usage = GI;
-    cq.groups[0].flavors[2].quotas[0].usage = 0;
-    cq.groups[0].flavors[2].quotas[1].usage = GI - 256 * MI;
+    cq.fr_quotas[1].cohort_usage = 0;
+    cq.fr_quotas[2].cohort_usage = 0;
+    cq.fr_quotas[4].cohort_usage = 4 * GI + MI;
+    cq.fr_quotas[5].cohort_usage = 4 * GI - 256 * MI + MI;
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
            "insufficient unused quota for memory in flavor reserved, 256Mi "
            "more needed");
@@ -988,6 +1094,9 @@ int main(void)
         T(test_no_candidates_tries_next_flavor),
         T(test_preempt_may_stop_search),
         T(test_preempt_no_candidates),
+        T(test_no_candidates_anywhere),
+        T(test_no_candidates_ranks_last),
+        T(test_reclaim_over_preempt),
         T(test_preempt_level_without_victims),
         T(test_preempt_try_next_flavor),
         T(test_preference),

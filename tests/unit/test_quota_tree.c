@@ -25,6 +25,14 @@
     "  resourceGroups:\n  - coveredResources: [cpu]\n"                        \
     "    flavors: [{name: f, resources: [{name: cpu, " extra "}]}]\n---\n"
 
+/* A ClusterQueue with one memory quota on flavor f. */
+#define CQ_MEM(name, cohort, nominal)                                         \
+    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"                \
+    "metadata: {name: " name "}\nspec:\n  cohortName: " cohort "\n"           \
+    "  resourceGroups:\n  - coveredResources: [memory]\n"                     \
+    "    flavors: [{name: f, resources: [{name: memory, nominalQuota: "       \
+    nominal "}]}]\n---\n"
+
 struct fixture {
     struct cluster c;
 };
@@ -276,6 +284,32 @@ static void test_weighted_share(void **state)
     a->weight_milli = 0;
     assert_int_equal(qtree_weighted_share(&c->tree, a, NULL, &borrowing),
                      QUOTA_INF);
+    /* ... and zero-weight borrowers compare by the share before weighting */
+    assert_int_equal(qtree_dominant_share(&c->tree, a, NULL), 250);
+    assert_int_equal(qtree_dominant_share(&c->tree, b, NULL), 0);
+    assert_int_equal(qtree_dominant_share(&c->tree, b, extra), 100);
+    release(&fx);
+}
+
+/* Usage on a pair a ClusterQueue does not list (its admissions outlived a
+ * quota change) is still its usage and passes whole to its cohort. */
+static void test_unlisted_usage(void **state)
+{
+    struct fixture fx;
+    static const char yaml[] =
+        RF CQ("a", "co", "nominalQuota: 10") CQ_MEM("b", "co", "4");
+    struct cluster *c = load(&fx, yaml);
+    struct qnode *a = node_of(c, "a"), *b = node_of(c, "b");
+    int mem =
+        qtree_fr(&c->tree, cluster_flavor(c, "f"), resid_lookup("memory"));
+    assert_true(mem >= 0);
+    qtree_add_usage(a, mem, 3000);
+    assert_int_equal(qnode_usage(a, mem), 3000);
+    assert_int_equal(qnode_usage(a->parent, mem), 3000);
+    assert_int_equal(qtree_available(b, mem), 1000);
+    qtree_add_usage(a, mem, -3000);
+    assert_int_equal(qnode_usage(a, mem), 0);
+    assert_int_equal(qtree_available(b, mem), 4000);
     release(&fx);
 }
 
@@ -283,6 +317,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_cohort),
+        cmocka_unit_test(test_unlisted_usage),
         cmocka_unit_test(test_lending_limit),
         cmocka_unit_test(test_borrowing_limit),
         cmocka_unit_test(test_no_cohort),

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define ORDO_ABI_MAJOR 1
-#define ORDO_ABI_MINOR 1
+#define ORDO_ABI_MINOR 2
 
 /* Name of the one exported symbol. */
 #define ORDO_PLUGIN_SYMBOL "ordo_plugin"
@@ -120,6 +120,10 @@ enum ordo_preemption_policy {
     ORDO_PREEMPT_LOWER_OR_NEWER_EQUAL_PRIORITY = 2,
     ORDO_PREEMPT_ANY = 3
 };
+/* Bits of host->preemption_candidate_queues. */
+#define ORDO_CANDIDATES_OWN    1u
+#define ORDO_CANDIDATES_COHORT 2u
+
 enum ordo_preemption_field {
     ORDO_WITHIN_CLUSTER_QUEUE = 0,
     ORDO_RECLAIM_WITHIN_COHORT = 1,
@@ -349,6 +353,16 @@ struct ordo_host {
     int64_t (*fs_next_target)(struct ordo_cycle *cy,
                               const struct ordo_cq *const *cqs,
                               const int64_t *rank, uint32_t n);
+
+    /* ABI 1.2. Where the workload being decided has preemption candidates
+     * on (f, id), as preemption_candidates judges them: ORDO_CANDIDATES_OWN
+     * when in its own ClusterQueue, ORDO_CANDIDATES_COHORT when in other
+     * ClusterQueues of its cohort tree, both, or 0 (Kueue's NoCandidates).
+     * Candidates only in other queues make it Kueue's Reclaim, which flavor
+     * assignment prefers to priority-based Preempt. */
+    uint32_t (*preemption_candidate_queues)(struct ordo_cycle *cy,
+                                            const struct ordo_flavor *f,
+                                            ordo_resource_id id);
 };
 
 
