@@ -628,22 +628,41 @@ static enum ordo_verdict kueue_preempt_select(
         h->reason(cy, "out of cycle memory");
         return ORDO_ERROR;
     }
+    /* Candidates that cannot be eligible (4.3, 4.4: the policy of their
+     * side, and another ClusterQueue only while over its nominal quota)
+     * are dropped before the sort: heads that can preempt nothing end here,
+     * cheaply. */
+    uint32_t within = h->cq_preemption(x.cq, ORDO_WITHIN_CLUSTER_QUEUE);
+    uint32_t reclaim = h->cq_preemption(x.cq, ORDO_RECLAIM_WITHIN_COHORT);
     for (uint32_t i = 0; i < n_candidates; i++) {
         const struct ordo_workload *w = candidates[i];
         const struct ordo_cq *cq = w ? h->wl_admitted_cq(w) : NULL;
         if (!cq)
             continue; /* not admitted: nothing to take back */
+        bool own = h->cq_same(cq, x.cq);
+        int32_t prio = h->wl_priority(w);
+        int64_t queue_time = h->wl_queue_time(w);
+        if (!satisfies(own ? within : reclaim, x.prio, x.queue_time, prio,
+                       queue_time) ||
+            (!own && !h->cq_over_nominal_for(cy, cq)))
+            continue;
         x.c[x.n++] = (struct cand){
             .wl = w,
             .cq = cq,
             .name = h->wl_name(w),
             .admitted = h->wl_admitted_time(w),
-            .queue_time = h->wl_queue_time(w),
-            .prio = h->wl_priority(w),
+            .queue_time = queue_time,
+            .prio = prio,
             .idx = i,
-            .own = h->cq_same(cq, x.cq),
+            .own = own,
             .evicting = h->wl_evicting(w),
         };
+    }
+    if (x.n == 0) {
+        h->reason(cy, "no workload may be preempted under the preemption "
+                      "policies of ClusterQueue %s",
+                  h->cq_name(x.cq));
+        return ORDO_UNSCHEDULABLE;
     }
     qsort(x.c, x.n, sizeof(*x.c), cmp_cand);
     for (uint32_t i = 1; i < x.n; i++)

@@ -484,25 +484,11 @@ static void test_preempt_no_candidates(void **state)
     };
     struct ordo_workload wl = cpu_workload(&cq, 1, CPU(1));
     expect(state, &wl, false, ORDO_QUOTA_FIT, &spot, 0, NULL);
-}
 
-/* Nothing to preempt anywhere: still PREEMPT (Kueue's NoCandidates is a
- * Preempt assignment), on the first flavor, so that the host can hold the
- * quota it waits for. */
-static void test_no_candidates_anywhere(void **state)
-{
-    struct ordo_cq cq = {
-        .name = "team-a",
-        .when_can_preempt = ORDO_MAY_STOP_SEARCH,
-        .within_cluster_queue = ORDO_PREEMPT_LOWER_PRIORITY,
-        .no_preemption_candidates = true,
-        .groups = {{
-            .resources = {"cpu"},
-            .flavors = {{&on_demand, {{"cpu", CPU(4), CPU(4)}}},
-                        {&spot, {{"cpu", CPU(4), CPU(4)}}}},
-        }},
-    };
-    struct ordo_workload wl = cpu_workload(&cq, 1, CPU(1));
+    /* Nothing to preempt anywhere: still PREEMPT (Kueue's NoCandidates is
+     * a Preempt assignment), on the first flavor, so that the host can
+     * hold the quota it waits for. */
+    cq.groups[0].flavors[1].quotas[0].usage = CPU(8);
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
            "insufficient unused quota for cpu in flavor on-demand, 1 more "
            "needed");
@@ -1094,7 +1080,6 @@ int main(void)
         T(test_no_candidates_tries_next_flavor),
         T(test_preempt_may_stop_search),
         T(test_preempt_no_candidates),
-        T(test_no_candidates_anywhere),
         T(test_no_candidates_ranks_last),
         T(test_reclaim_over_preempt),
         T(test_preempt_level_without_victims),
