@@ -37,6 +37,9 @@ struct entry {
     bool borrows_after; /* a preemptor: still borrows with its victims gone */
     bool done;
     bool reserved; /* a preemptor: its usage is held for the cycle */
+    /* Its queue's requeue generation when it became the head: a wake-up
+     * during the cycle (an eviction freeing quota) is not lost. */
+    uint64_t gen;
     char reason[256];
 };
 
@@ -345,7 +348,7 @@ static void not_admitted(struct ordo_cycle *cy, struct entry *e)
      * would move nothing and make the scheduler spin at this instant. */
     if (a == ORDO_QUEUE_NEXT && !wl->preempting) {
         wl->parked = true;
-        wl->parked_gen = q->requeue_gen;
+        wl->parked_gen = e->gen;
         cy->s->parked++; /* the queue moved on: worth another cycle */
     }
     LOG_V(3, "workload not admitted wl=\"%s\" reason=\"%s\"", wl->key,
@@ -826,9 +829,8 @@ static int cmp_entries(const void *a, const void *b)
 
 struct fs_pick {
     struct entry *e;
-    bool borrowing;     /* the competing child would borrow with e admitted */
-    int64_t share;      /* its weighted dominant resource share */
-    int64_t unweighted; /* the share before weighting, when weight 0 */
+    bool borrowing; /* the competing child would borrow with e admitted */
+    struct qtree_share share; /* its dominant resource share then */
 };
 
 /* Whether a goes before b at one cohort level. */
@@ -838,12 +840,9 @@ static bool fs_better(const struct fs_pick *a, const struct fs_pick *b)
         return a->e->wl->preempting;
     if (a->borrowing != b->borrowing)
         return !a->borrowing;
-    if (a->share != b->share)
-        return a->share < b->share;
-    /* Two zero-weight borrowers (both infinite): the one that borrows less
-     * of what its parent lends (Kueue's CompareDRS). */
-    if (a->share == QUOTA_INF && a->unweighted != b->unweighted)
-        return a->unweighted < b->unweighted;
+    int r = qtree_share_cmp(&a->share, &b->share);
+    if (r != 0)
+        return r < 0;
     return cmp_entries(a->e, b->e) < 0;
 }
 
@@ -884,20 +883,15 @@ static struct entry *fs_winner(struct ordo_cycle *cy, const struct qnode *x,
     }
     if (depth > 64)
         return NULL;
-    struct fs_pick best = {NULL, false, 0, 0};
+    struct fs_pick best = {0};
     for (uint32_t k = 0; k < x->n_children; k++) {
         const struct qnode *child = x->children[k];
-        struct fs_pick p = {fs_winner(cy, child, entries, n, depth + 1), false,
-                            0, 0};
+        struct fs_pick p = {.e = fs_winner(cy, child, entries, n, depth + 1)};
         if (!p.e)
             continue;
-        bool any;
         const int64_t *extra = fs_extra(cy, child, p.e);
-        p.share = extra ? qtree_weighted_share(&cy->c->tree, child, extra,
-                                               &any)
-                        : 0;
-        if (p.share == QUOTA_INF)
-            p.unweighted = qtree_dominant_share(&cy->c->tree, child, extra);
+        if (extra)
+            qtree_share(&cy->c->tree, child, extra, &p.share);
         /* Kueue's FairSharingPrioritizeNonBorrowing: borrowing on the
          * (flavor, resource) pairs this entry requests. */
         p.borrowing = extra && qtree_borrows_on(&cy->c->tree, child, extra);
@@ -1050,6 +1044,7 @@ int cycle_run(struct scheduler *s)
                                 q->name, q->inactive_reason);
             continue;
         }
+        entries[n].gen = q->requeue_gen;
         entries[n++].wl = head;
     }
     bool fair = s->config && s->config->fair_sharing;

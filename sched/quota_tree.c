@@ -540,19 +540,24 @@ bool qtree_borrows_on(const struct qtree *t, const struct qnode *n,
     return false;
 }
 
-/* The unweighted dominant resource share of n (per mille), where the extra
- * usage is `extra` itself, or, with `from` set, what of it reaches n from
- * ClusterQueue node `from`. */
-static int64_t dominant_share(const struct qtree *t, const struct qnode *n,
-                              const int64_t *extra, const struct qnode *from,
-                              bool *ret_borrowing)
+/* Whether borrowed/lendable a is above b (exact). */
+static bool ratio_above(int64_t ab, int64_t al, int64_t bb, int64_t bl)
 {
-    *ret_borrowing = false;
+    return (__int128)ab * bl > (__int128)bb * al;
+}
+
+/* The dominant resource share of n (Kueue's dominantResourceShare): per
+ * resource name, what n borrows over the flavors against what its parent
+ * could lend of it; the largest ratio, as a fraction. The extra usage is
+ * `extra` itself, or, with `from` set, what of it reaches n from
+ * ClusterQueue node `from`. */
+static void dominant_share(const struct qtree *t, const struct qnode *n,
+                           const int64_t *extra, const struct qnode *from,
+                           struct qtree_share *ret)
+{
+    *ret = (struct qtree_share){.weight_milli = n->weight_milli};
     if (!n->parent || n->parent->in_cycle)
-        return 0;
-    int64_t drs = 0;
-    /* Per resource name: borrowed over the flavors, against what the parent
-     * could lend of it. */
+        return;
     for (uint32_t i = 0; i < t->n_fr; i++) {
         int32_t res = t->frs[i].res;
         bool first = true;
@@ -573,15 +578,29 @@ static int64_t dominant_share(const struct qtree *t, const struct qnode *n,
             lendable = sat_add(lendable, potential(n->parent, (int)j, 0));
         }
         if (borrowed > 0)
-            *ret_borrowing = true;
+            ret->borrowing = true;
         if (lendable <= 0 || borrowed <= 0)
             continue;
-        __int128 ratio = (__int128)borrowed * 1000 / lendable;
-        int64_t r = ratio > INT64_MAX ? INT64_MAX : (int64_t)ratio;
-        if (r > drs)
-            drs = r;
+        if (!ret->borrowed ||
+            ratio_above(borrowed, lendable, ret->borrowed, ret->lendable)) {
+            ret->borrowed = borrowed;
+            ret->lendable = lendable;
+        }
     }
-    return *ret_borrowing ? drs : 0;
+}
+
+/* Kueue's roundedWeightedShare: ceil(borrowed * 1000 / lendable / weight),
+ * QUOTA_INF for a zero-weight borrower. */
+static int64_t rounded_share(const struct qtree_share *s)
+{
+    if (!s->borrowed)
+        return 0; /* not borrowing, or from a parent that lends nothing */
+    if (s->weight_milli <= 0)
+        return QUOTA_INF;
+    __int128 num = (__int128)s->borrowed * 1000000;
+    __int128 den = (__int128)s->lendable * s->weight_milli;
+    __int128 q = (num + den - 1) / den;
+    return q >= QUOTA_INF ? QUOTA_INF - 1 : (int64_t)q;
 }
 
 /* qtree_weighted_share, with the extra usage as for dominant_share. */
@@ -589,13 +608,10 @@ static int64_t weighted_share(const struct qtree *t, const struct qnode *n,
                               const int64_t *extra, const struct qnode *from,
                               bool *ret_borrowing)
 {
-    int64_t drs = dominant_share(t, n, extra, from, ret_borrowing);
-    if (!*ret_borrowing)
-        return 0;
-    if (n->weight_milli == 0)
-        return QUOTA_INF;
-    __int128 w = (__int128)drs * 1000 / n->weight_milli;
-    return w >= QUOTA_INF ? QUOTA_INF - 1 : (int64_t)w;
+    struct qtree_share s;
+    dominant_share(t, n, extra, from, &s);
+    *ret_borrowing = s.borrowing;
+    return rounded_share(&s);
 }
 
 int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
@@ -604,11 +620,52 @@ int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
     return weighted_share(t, n, extra, NULL, ret_borrowing);
 }
 
-int64_t qtree_dominant_share(const struct qtree *t, const struct qnode *n,
-                             const int64_t *extra)
+void qtree_share(const struct qtree *t, const struct qnode *n,
+                 const int64_t *extra, struct qtree_share *ret)
 {
-    bool borrowing;
-    return dominant_share(t, n, extra, NULL, &borrowing);
+    dominant_share(t, n, extra, NULL, ret);
+}
+
+/* Sign of x - y for unsigned 128-bit products, or 2 when one overflows. */
+static int cmp_products(unsigned __int128 a, uint64_t b, unsigned __int128 c,
+                        uint64_t d)
+{
+    unsigned __int128 x, y;
+    if (__builtin_mul_overflow(a, b, &x) || __builtin_mul_overflow(c, d, &y))
+        return 2;
+    return x < y ? -1 : x > y;
+}
+
+int qtree_share_cmp(const struct qtree_share *a, const struct qtree_share *b)
+{
+    bool az = a->weight_milli <= 0 && a->borrowed;
+    bool bz = b->weight_milli <= 0 && b->borrowed;
+    if (az || bz) {
+        if (az != bz)
+            return az ? 1 : -1;
+        /* Two zero-weight borrowers: the unweighted ratios. */
+        return ratio_above(a->borrowed, a->lendable, b->borrowed, b->lendable)
+                   ? 1
+               : ratio_above(b->borrowed, b->lendable, a->borrowed, a->lendable)
+                   ? -1
+                   : 0;
+    }
+    bool a0 = !a->borrowed, b0 = !b->borrowed;
+    if (a0 || b0)
+        return a0 == b0 ? 0 : a0 ? -1 : 1;
+    /* (ab / al) / aw against (bb / bl) / bw, exactly where it fits. */
+    int r = cmp_products((unsigned __int128)a->borrowed * (uint64_t)b->lendable,
+                         (uint64_t)b->weight_milli,
+                         (unsigned __int128)b->borrowed * (uint64_t)a->lendable,
+                         (uint64_t)a->weight_milli);
+    if (r != 2)
+        return r;
+    /* Past 128 bits (quantities near INT64_MAX): to 1e-12 of the ratio. */
+    unsigned __int128 x = (unsigned __int128)a->borrowed * 1000000000000ULL /
+                          (uint64_t)a->lendable / (uint64_t)a->weight_milli;
+    unsigned __int128 y = (unsigned __int128)b->borrowed * 1000000000000ULL /
+                          (uint64_t)b->lendable / (uint64_t)b->weight_milli;
+    return x < y ? -1 : x > y;
 }
 
 /* ---- fair-sharing target order ------------------------------------------ */

@@ -121,16 +121,25 @@ bool qtree_borrows_on(const struct qtree *t, const struct qnode *n,
                       const int64_t *extra);
 
 /* Dominant resource share of node n (per mille of what its parent can
- * lend), with `extra` (per FR, may be NULL) added to its usage; weighted by
- * the node's fair-sharing weight. QUOTA_INF when a zero-weight node
- * borrows. Sets *ret_borrowing when n borrows on any FR. */
+ * lend), with `extra` (per FR, may be NULL) added to its usage; divided by
+ * the node's fair-sharing weight and rounded up (Kueue's
+ * roundedWeightedShare). QUOTA_INF when a zero-weight node borrows. Sets
+ * *ret_borrowing when n borrows on any FR. */
 int64_t qtree_weighted_share(const struct qtree *t, const struct qnode *n,
                              const int64_t *extra, bool *ret_borrowing);
 
-/* The same share before weighting (0 when n does not borrow): what orders
- * zero-weight borrowers among themselves (Kueue's CompareDRS). */
-int64_t qtree_dominant_share(const struct qtree *t, const struct qnode *n,
-                             const int64_t *extra);
+/* The same share as a fraction, for exact comparisons (Kueue's DRS). */
+struct qtree_share {
+    int64_t borrowed, lendable; /* the dominant resource's ratio */
+    int64_t weight_milli;
+    bool borrowing; /* on any resource, even where the parent lends none */
+};
+void qtree_share(const struct qtree *t, const struct qnode *n,
+                 const int64_t *extra, struct qtree_share *ret);
+/* Kueue's CompareDRS: < 0 when a has the lower share (preferred for
+ * admission), > 0 when higher. Zero-weight borrowers come above all others
+ * and compare their unweighted shares among themselves. */
+int qtree_share_cmp(const struct qtree_share *a, const struct qtree_share *b);
 
 /* Kueue's fair-sharing preemption target order (the walk of
  * TargetClusterQueueOrdering): from the root of p's tree, at each cohort

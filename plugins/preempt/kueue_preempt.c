@@ -269,9 +269,37 @@ static bool probe_within_nominal(struct run *x)
     return ok;
 }
 
+/* The preemptor's whole request on (f, id), over its pod sets. */
+static int64_t request_on(struct run *x, const struct ordo_flavor *f,
+                          ordo_resource_id id)
+{
+    const struct ordo_host *h = x->h;
+    int64_t total = 0;
+    uint32_t n_ps = h->wl_n_podsets(x->wl);
+    for (uint32_t ps = 0; ps < n_ps; ps++) {
+        uint32_t count = h->ps_count(x->wl, ps);
+        uint32_t n_req = h->ps_n_requests(x->wl, ps);
+        if (h->assigned_flavor(x->cy, ps, id) != f)
+            continue;
+        for (uint32_t i = 0; i < n_req; i++) {
+            ordo_resource_id rid = ORDO_RESOURCE_NONE;
+            int64_t milli = 0;
+            h->ps_request(x->wl, ps, i, &rid, &milli);
+            if (rid != id || milli <= 0)
+                continue;
+            int64_t add = milli > INT64_MAX / (count ? count : 1)
+                              ? INT64_MAX
+                              : milli * (int64_t)count;
+            total = total > INT64_MAX - add ? INT64_MAX : total + add;
+        }
+    }
+    return total;
+}
+
 /* Kueue's queueUnderNominalInResourcesNeedingPreemption: usage < nominal on
- * every (flavor, resource) the assignment requests. Falls back to "not
- * over nominal" when the assignment cannot be read. */
+ * every (flavor, resource) of the assignment that needs preemption (the
+ * request is more than Available); a pair that fits as it is does not
+ * count. Falls back to "not over nominal" when no pair can be read. */
 static bool under_nominal(struct run *x)
 {
     const struct ordo_host *h = x->h;
@@ -289,6 +317,8 @@ static bool under_nominal(struct run *x)
                 continue;
             const struct ordo_flavor *f = h->assigned_flavor(x->cy, ps, id);
             if (!f || !h->cq_nominal(x->cq, f, id, &nominal))
+                continue;
+            if (request_on(x, f, id) <= h->cq_available(x->cy, x->cq, f, id))
                 continue;
             seen = true;
             if (h->cq_usage(x->cy, x->cq, f, id) >= nominal)

@@ -668,6 +668,37 @@ static void test_attempts_under_nominal_from_assignment(void **state)
     }
 }
 
+/* Only the pairs that need preemption count: memory at nominal quota but
+ * fitting as it is (the cohort lends it) does not stop the attempt without
+ * borrowing that cpu, under nominal and short, allows. */
+static void test_attempts_under_nominal_needing_preemption(void **state)
+{
+    static const struct ordo_flavor on_demand = {.name = "on-demand"};
+    cq_a.groups[0] = (struct mock_group){
+        .resources = {"cpu", "memory"},
+        .flavors = {{&on_demand,
+                     {{"cpu", 4000, 3000}, {"memory", 4000, 4000}}}},
+    };
+    cq_a.fr_quotas[0] = (struct mock_fr_quota){
+        .flavor = &on_demand, .resource = "memory", .cohort_nominal = 8000};
+    pre.podsets[0] =
+        (struct mock_podset){.name = "main",
+                             .count = 1,
+                             .requests = {{"cpu", 2000}, {"memory", 1000}}};
+    policies(&cq_a, LOWER, LOWER, NEVER);
+    cq_b.borrowed = 4;
+    struct ordo_workload c[] = {
+        ADMITTED("ns/a", &cq_a, 1, 100, 1),
+        ADMITTED("ns/b", &cq_b, 1, 100, 2),
+    };
+    struct ordo_cycle cy;
+    cycle(&cy, 2, 0, 1);
+    cy.assigned[0][0] = &on_demand;
+    struct result r = run(state, &cy, c, 2);
+    VICTIMS(&r, 1, 0);
+    mock_cycle_end(&cy);
+}
+
 /* ---- fair sharing (4.4) ------------------------------------------------- */
 
 /* team-b borrows, share 5; the preemptor's share against it is given;
@@ -875,6 +906,7 @@ int main(void)
         T(test_hierarchical_reclaim_cohort_level),
         T(test_hierarchical_reclaim),
         T(test_attempts_under_nominal),
+        T(test_attempts_under_nominal_needing_preemption),
         T(test_attempts_under_nominal_from_assignment),
         T(test_fs_strategies_decide_differently),
         T(test_fs_final_share),

@@ -284,11 +284,49 @@ static void test_weighted_share(void **state)
     a->weight_milli = 0;
     assert_int_equal(qtree_weighted_share(&c->tree, a, NULL, &borrowing),
                      QUOTA_INF);
-    /* ... and zero-weight borrowers compare by the share before weighting */
-    assert_int_equal(qtree_dominant_share(&c->tree, a, NULL), 250);
-    assert_int_equal(qtree_dominant_share(&c->tree, b, NULL), 0);
-    assert_int_equal(qtree_dominant_share(&c->tree, b, extra), 100);
+    /* Exact comparisons (CompareDRS): a zero-weight borrower is above any
+     * weighted share; two of them compare unweighted (250 > 100). */
+    struct qtree_share sa, sb;
+    qtree_share(&c->tree, a, NULL, &sa);
+    qtree_share(&c->tree, b, extra, &sb);
+    assert_true(qtree_share_cmp(&sa, &sb) > 0);
+    b->weight_milli = 0;
+    qtree_share(&c->tree, b, extra, &sb);
+    assert_true(qtree_share_cmp(&sa, &sb) > 0);
+    assert_true(qtree_share_cmp(&sb, &sa) < 0);
+    b->weight_milli = 1000;
+    a->weight_milli = 1000;
+    /* Rounded up, as Kueue's roundedWeightedShare: 1m of 20 is 0.05 per
+     * mille, 1; the exact comparison still tells 1m from 2m. */
+    qtree_add_usage(a, i, -4999);
+    assert_int_equal(qtree_weighted_share(&c->tree, a, NULL, &borrowing), 1);
+    extra[i] = 10002;
+    assert_int_equal(qtree_weighted_share(&c->tree, b, extra, &borrowing), 1);
+    qtree_share(&c->tree, a, NULL, &sa);
+    qtree_share(&c->tree, b, extra, &sb);
+    assert_true(qtree_share_cmp(&sa, &sb) < 0);
+    assert_int_equal(qtree_share_cmp(&sa, &sa), 0);
     release(&fx);
+}
+
+/* Exact share comparison: weights, ties, and no borrowing. */
+static void test_share_cmp(void **state)
+{
+    struct qtree_share none = {.weight_milli = 1000};
+    struct qtree_share third = {1, 3, 1000, true}, half = {1, 2, 1000, true};
+    struct qtree_share third_w2 = {2, 3, 2000, true}; /* 2/3 / 2 = 1/3 */
+    assert_int_equal(qtree_share_cmp(&none, &none), 0);
+    assert_true(qtree_share_cmp(&none, &third) < 0);
+    assert_true(qtree_share_cmp(&third, &half) < 0);
+    assert_int_equal(qtree_share_cmp(&third, &third_w2), 0);
+    /* borrowing where the parent lends nothing counts as no share */
+    struct qtree_share stuck = {0, 0, 0, true};
+    assert_int_equal(qtree_share_cmp(&stuck, &none), 0);
+    /* products past 128 bits still compare, to 1e-12 */
+    struct qtree_share big = {INT64_MAX, INT64_MAX, 1000000, true};
+    struct qtree_share big2 = {INT64_MAX / 2, INT64_MAX, 1000000, true};
+    assert_true(qtree_share_cmp(&big, &big2) > 0);
+    assert_true(qtree_share_cmp(&big2, &big) < 0);
 }
 
 /* Usage on a pair a ClusterQueue does not list (its admissions outlived a
@@ -318,6 +356,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_cohort),
         cmocka_unit_test(test_unlisted_usage),
+        cmocka_unit_test(test_share_cmp),
         cmocka_unit_test(test_lending_limit),
         cmocka_unit_test(test_borrowing_limit),
         cmocka_unit_test(test_no_cohort),

@@ -309,7 +309,9 @@ struct ordo_host {
     bool (*preemptor_fits)(struct ordo_cycle *cy, bool allow_borrowing);
     /* The preemptor's share and a candidate's ClusterQueue share (fair
      * sharing), computed at the children of their lowest common ancestor,
-     * with the preemptor's workload added on its side. */
+     * with the preemptor's workload added on its side: per mille of what
+     * the parent can lend, divided by the weight, rounded up (Kueue's
+     * roundedWeightedShare); INT64_MAX for a zero-weight borrower. */
     int64_t (*fs_preemptor_share)(struct ordo_cycle *cy,
                                   const struct ordo_cq *target);
     int64_t (*fs_target_share)(struct ordo_cycle *cy,
