@@ -632,5 +632,10 @@ int cluster_rebuild_queues(struct cluster *c)
     HASH_ITER(hh, c->lqs, e, etmp)
     c->drain |= e->obj->u.local_queue.stop_policy == STOP_POLICY_HOLD_AND_DRAIN;
     /* Usage from admitted workloads, and queue membership. */
-    return workload_requeue_all(c);
+    int r = workload_requeue_all(c);
+    if (r == 0) {
+        qtree_mark_baseline(&c->tree);
+        c->tree_gen++;
+    }
+    return r;
 }

@@ -51,6 +51,8 @@ struct pod {
     struct workload *wl; /* NULL when not Ordo's */
     uint32_t podset;
     struct node *node;
+    /* The node it was last bound to, kept when it goes (for the report). */
+    const struct node *ran_on;
     enum pod_phase_sim state;
     int64_t bound_at_ns;
     int64_t *request; /* per resource id, n_ids slots, for node usage */
@@ -200,6 +202,7 @@ struct cluster {
     struct obj_entry *lqs, *pcs, *wpcs, *namespaces, *jobs, *jobsets,
         *cohorts, *topologies;
     struct qtree tree; /* ClusterQueues and cohorts */
+    uint64_t tree_gen; /* bumped each time the tree is rebuilt */
     int64_t now_ns;
     /* Workloads added since the last cluster_sync(). */
     struct workload **fresh;
@@ -212,6 +215,9 @@ struct cluster {
     /* Admitted workloads with pods that have no node yet. */
     struct workload **stragglers;
     size_t n_stragglers, cap_stragglers;
+    /* Workloads with `preempting` set (see cycle.c set_preempting): when 0,
+     * a queue's head is the first workload that can go. */
+    uint32_t n_preempting;
 };
 
 /* Lifecycle. */

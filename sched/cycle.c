@@ -274,6 +274,7 @@ static void bind_pods(struct ordo_cycle *cy, struct pod **pods,
 {
     for (size_t i = 0; i < n; i++) {
         pods[i]->node = nodes[i];
+        pods[i]->ran_on = nodes[i];
         pods[i]->state = PODSTATE_BOUND;
         pods[i]->bound_at_ns = cy->c->now_ns;
         int r = cy->s->backend->bind(cy->s->backend_data, pods[i], nodes[i]);
@@ -287,6 +288,18 @@ static void bind_pods(struct ordo_cycle *cy, struct pod **pods,
                 cluster_mark_straggler(cy->c, pods[i]->wl);
         }
     }
+}
+
+/* Sets w->preempting, keeping the cluster's count of them. */
+static void set_preempting(struct cluster *c, struct workload *w, bool on)
+{
+    if (w->preempting == on)
+        return;
+    w->preempting = on;
+    if (on)
+        c->n_preempting++;
+    else if (c->n_preempting > 0)
+        c->n_preempting--;
 }
 
 static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
@@ -321,7 +334,7 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
     wl->admitted_ns = cy->c->now_ns;
     wl->has_admitted = true;
     wl->parked = false;
-    wl->preempting = false;
+    set_preempting(cy->c, wl, false);
     wl->spares_preemptor = false;
     free(wl->preempt_assign);
     wl->preempt_assign = NULL;
@@ -356,6 +369,7 @@ static void not_admitted(struct ordo_cycle *cy, struct entry *e)
 }
 
 /* ---- preemption ------------------------------------------------------------- */
+
 
 /* Charges (sign 1) or releases (-1) a preemptor's usage on its
  * ClusterQueue for the rest of the cycle (Kueue reserves it too). */
@@ -803,7 +817,7 @@ static int try_preempt(struct ordo_cycle *cy, struct entry *e)
             evict(cy, victims[k], e->wl->key, true,
                   preemption_class(cy, e, victims[k]));
     }
-    e->wl->preempting = true;
+    set_preempting(c, e->wl, true);
     if (remember_assignment(e) < 0)
         return -ENOMEM;
     return hold_room(c, e->wl, hpods, hnodes, nh) < 0 ? -ENOMEM : 1;
@@ -931,14 +945,14 @@ static struct entry *fs_next(struct ordo_cycle *cy, struct entry *entries,
  * (new, or recreating them after an eviction) keeps its place: in a
  * StrictFIFO queue nothing behind it is admitted meanwhile, as in Kueue,
  * where the Workload object queues whether or not its pods exist. */
-static struct workload *queue_head(struct cq *q)
+static struct workload *queue_head(const struct cluster *c, struct cq *q)
 {
     bool strict =
         q->obj->u.cluster_queue.queueing_strategy == QUEUEING_STRICT_FIFO;
     queue_sort(q);
     /* A workload that issued preemptions stays the head until it is
      * admitted (Kueue's sticky preemptor): what it freed is for it. */
-    for (size_t i = 0; i < q->n_pending; i++)
+    for (size_t i = 0; c->n_preempting && i < q->n_pending; i++)
         if (q->pending[i]->preempting && workload_ready(q->pending[i]))
             return q->pending[i];
     for (size_t i = 0; i < q->n_pending; i++) {
@@ -1036,7 +1050,7 @@ int cycle_run(struct scheduler *s)
         struct cq *q = c->cqs_v[i];
         if (!q->queue_plugin)
             continue;
-        struct workload *head = queue_head(q);
+        struct workload *head = queue_head(c, q);
         if (!head)
             continue;
         if (!q->active) {
@@ -1096,7 +1110,7 @@ int cycle_run(struct scheduler *s)
                 r = 0;
                 continue;
             }
-            e->wl->preempting = false;
+            set_preempting(c, e->wl, false);
             reserve_unreclaimable(&cy, e);
         }
         if (e->mode != ORDO_QUOTA_FIT) {

@@ -79,6 +79,7 @@ static void qnode_free(struct qnode *n)
     free(n->borrowing_limit);
     free(n->lending_limit);
     free(n->subtree);
+    free(n->baseline);
     free(n->usage);
     free(n);
 }
@@ -114,10 +115,11 @@ static struct qnode *qnode_new(const struct qtree *t, const char *name)
     n->borrowing_limit = malloc(sz);
     n->lending_limit = malloc(sz);
     n->subtree = calloc(1, sz);
+    n->baseline = calloc(1, sz);
     n->usage = calloc(1, sz);
     n->weight_milli = 1000;
     if (!n->name || !n->nominal || !n->borrowing_limit || !n->lending_limit ||
-        !n->subtree || !n->usage) {
+        !n->subtree || !n->usage || !n->baseline) {
         qnode_free(n);
         return NULL;
     }
@@ -385,6 +387,17 @@ static int64_t *cq_usage_slot(const struct qnode *n, int i)
         return &q->groups[g].usage[(uint32_t)f * q->groups[g].n_res + (uint32_t)r];
     }
     return NULL;
+}
+
+void qtree_mark_baseline(struct qtree *t)
+{
+    struct qnode *n, *tmp;
+    HASH_ITER(hh, t->cohorts, n, tmp)
+    for (uint32_t i = 0; i < t->n_fr; i++)
+        n->baseline[i] = qnode_usage(n, (int)i);
+    for (uint32_t k = 0; k < t->n_cq; k++)
+        for (uint32_t i = 0; t->cq_nodes[k] && i < t->n_fr; i++)
+            t->cq_nodes[k]->baseline[i] = qnode_usage(t->cq_nodes[k], (int)i);
 }
 
 int64_t qnode_usage(const struct qnode *n, int i)

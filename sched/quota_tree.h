@@ -43,6 +43,9 @@ struct qnode {
     /* A cohort's usage; a CQ's is in its groups, except on pairs it no
      * longer lists that admissions still charge. */
     int64_t *usage;
+    /* Usage when the tree was last rebuilt (qtree_mark_baseline): what
+     * admissions before the rebuild left, wherever the rebuild put it. */
+    int64_t *baseline;
     UT_hash_handle hh; /* cohorts by name */
 };
 
@@ -58,6 +61,10 @@ struct qtree {
     struct fr_key *frs;
     uint32_t n_fr, cap_fr;
 };
+
+/* Records every node's usage as its baseline; called once a rebuilt tree
+ * carries the usage of the admitted workloads again. */
+void qtree_mark_baseline(struct qtree *t);
 
 /* Builds the tree from the cluster's ClusterQueues and Cohort objects.
  * ClusterQueues under a parentName cycle are made inactive with a reason.

@@ -30,6 +30,7 @@ struct sim_event {
 struct last_value {
     char *key;
     int64_t usage;
+    uint64_t tree_gen; /* check_node: the tree the usage was read from */
     UT_hash_handle hh;
 };
 
@@ -288,6 +289,14 @@ static int reconcile(struct sim *sm, struct workload *w)
             cluster_wake_parked(&sm->s.cluster);
         }
     }
+    if (w->kind == WL_POD_GROUP) {
+        /* Kueue: a group is done when group-total-count of its pods
+         * succeeded (replacements of evicted ones included). */
+        uint32_t ok = 0;
+        for (size_t i = 0; i < w->n_pods; i++)
+            ok += w->pods[i]->state == PODSTATE_SUCCEEDED;
+        done = ok >= w->group_total;
+    }
     if (done && w->n_pods > 0) {
         workload_finish(&sm->s.cluster, w);
         LOG_V(2, "workload finished wl=\"%s\"", w->key);
@@ -398,7 +407,10 @@ static void violation(struct sim *sm, size_t *n, const char *fmt, ...)
 
 /* A node's usage above what it can hold is a violation only when it grew
  * since the last check: lowering a quota below what is admitted is the
- * admin's doing (Kueue lets that usage stay), admitting past it is not. */
+ * admin's doing (Kueue lets that usage stay), admitting past it is not.
+ * When the tree was rebuilt since (queues changed: a Cohort moved, a
+ * ClusterQueue left its cohort), usage may land on a node without any
+ * admission: growth then counts from the rebuilt tree's baseline. */
 static void check_node(struct sim *sm, size_t *n, const struct qnode *nd)
 {
     const struct qtree *t = &sm->s.cluster.tree;
@@ -412,7 +424,9 @@ static void check_node(struct sim *sm, size_t *n, const struct qnode *nd)
                  nd->name, t->frs[i].flavor->name, resid_name(t->frs[i].res));
         struct last_value *lv = NULL;
         HASH_FIND_STR(sm->checked, key, lv);
-        int64_t before = lv ? lv->usage : 0;
+        const struct cluster *c = &sm->s.cluster;
+        int64_t before =
+            lv && lv->tree_gen == c->tree_gen ? lv->usage : nd->baseline[i];
         if (use > cap && use > before)
             violation(sm, n, "%s %s: %s in flavor %s used %lld > limit %lld",
                       nd->cq ? "ClusterQueue" : "cohort", nd->name,
@@ -427,6 +441,7 @@ static void check_node(struct sim *sm, size_t *n, const struct qnode *nd)
             HASH_ADD_KEYPTR(hh, sm->checked, lv->key, strlen(lv->key), lv);
         }
         lv->usage = use;
+        lv->tree_gen = sm->s.cluster.tree_gen;
     }
 }
 

@@ -199,9 +199,11 @@ static struct json_object *podset_json(const struct workload *w, uint32_t ps)
     if (!nodes)
         goto fail;
     for (size_t i = 0; i < w->n_pods; i++) {
+        /* Every pod that was bound, evicted ones included. */
         const struct pod *p = w->pods[i];
-        if (p && p->podset == ps && p->node &&
-            append(nodes, json_object_new_string(p->node->name)) < 0)
+        const struct node *n = p ? (p->node ? p->node : p->ran_on) : NULL;
+        if (n && p->podset == ps &&
+            append(nodes, json_object_new_string(n->name)) < 0)
             goto fail;
     }
     if (put(obj, "nodes", nodes, false) < 0) {

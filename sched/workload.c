@@ -184,8 +184,20 @@ int workload_add_owner(struct cluster *c, struct object *o)
                             &rj->spec.template.spec) < 0)
                 goto oom;
         }
-        w->priority = resolve_priority(
-            c, o, &jset->replicated_jobs[0].spec.template.spec);
+        /* Kueue takes the first pod set that names a PriorityClass. */
+        const struct pod_spec *spec =
+            jset->n_replicated_jobs
+                ? &jset->replicated_jobs[0].spec.template.spec
+                : NULL;
+        for (size_t i = 0; i < jset->n_replicated_jobs; i++) {
+            const struct pod_spec *t =
+                &jset->replicated_jobs[i].spec.template.spec;
+            if (t->priority_class_name && t->priority_class_name[0]) {
+                spec = t;
+                break;
+            }
+        }
+        w->priority = resolve_priority(c, o, spec);
     }
     return wl_insert(c, w);
 oom:
@@ -364,6 +376,7 @@ int workload_add_pod(struct cluster *c, struct object *o)
 
     if (p->state == PODSTATE_BOUND) {
         p->node = cluster_node(c, o->u.pod.spec.node_name);
+        p->ran_on = p->node;
         p->bound_at_ns = c->now_ns;
         if (p->node)
             node_charge(p->node, p, 1);
@@ -453,9 +466,15 @@ uint32_t workload_pending_pods(const struct workload *w, uint32_t ps)
 
 bool workload_ready(const struct workload *w)
 {
-    /* A pod group is complete when all its pods exist. */
-    if (w->kind == WL_POD_GROUP && w->n_pods < w->group_total)
-        return false;
+    /* A pod group is complete when all its pods exist (pods that failed or
+     * were evicted do not count: replacements take their place). */
+    if (w->kind == WL_POD_GROUP) {
+        uint32_t live = 0;
+        for (size_t i = 0; i < w->n_pods; i++)
+            live += w->pods[i]->state != PODSTATE_FAILED;
+        if (live < w->group_total)
+            return false;
+    }
     for (uint32_t ps = 0; ps < w->n_podsets; ps++)
         if (workload_pending_pods(w, ps) < w->podsets[ps].count)
             return false;
@@ -652,6 +671,20 @@ static void release_admission(struct workload *w)
     }
 }
 
+/* Whether a pod group waits for replacement pods when its pods are gone:
+ * not when one of its pods says kueue.x-k8s.io/retriable-in-group
+ * "false". */
+static bool retriable(const struct workload *w)
+{
+    for (size_t i = 0; i < w->n_pods; i++) {
+        const char *v = strmap_get(&w->pods[i]->obj->meta.annotations,
+                                   ANNOT_RETRIABLE_IN_GROUP);
+        if (v && strcmp(v, "false") == 0)
+            return false;
+    }
+    return true;
+}
+
 void workload_requeue_evicted(struct cluster *c, struct workload *w)
 {
     release_admission(w);
@@ -673,14 +706,20 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
                         w->evicted_by, w->evict_class ? " (" : "",
                         w->evict_class ? w->evict_class : "",
                         w->evict_class ? ")" : "");
-    if (w->kind == WL_POD || w->kind == WL_POD_GROUP) {
-        /* Plain pods have no controller to make them again: once evicted
-         * they are done (Kueue finishes such a workload too). */
+    if (w->kind == WL_POD || (w->kind == WL_POD_GROUP && !retriable(w))) {
+        /* A plain pod has no controller to make it again: once evicted it
+         * is done, and so is a group marked retriable-in-group "false"
+         * (Kueue finishes such a workload too). */
         w->state = WL_FINISHED;
         w->finished_ns = c->now_ns;
         w->has_finished = true;
         return;
     }
+    if (w->kind == WL_POD_GROUP)
+        /* Its user makes replacement pods, which fill the pod sets again
+         * (podset_for_pod); the evicted ones no longer count. */
+        for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+            w->podsets[ps].count = 0;
     workload_enqueue(c, w);
     cluster_wake_parked(c);
 }

@@ -19,6 +19,7 @@
 #define LABEL_PRIORITY_CLASS "kueue.x-k8s.io/priority-class"
 #define ANNOT_POD_GROUP "kueue.x-k8s.io/pod-group-name"
 #define ANNOT_POD_GROUP_COUNT "kueue.x-k8s.io/pod-group-total-count"
+#define ANNOT_RETRIABLE_IN_GROUP "kueue.x-k8s.io/retriable-in-group"
 #define LABEL_JOBSET_NAME "jobset.sigs.k8s.io/jobset-name"
 #define LABEL_REPLICATED_JOB "jobset.sigs.k8s.io/replicatedjob-name"
 
