@@ -89,6 +89,9 @@ struct wl_charge {
     int64_t per_pod; /* milli-units */
 };
 
+/* Room for a reason: Kueue's messages list every flavor tried. */
+#define REASON_MAX 1024
+
 struct workload {
     char *key; /* "ns/name" of the top object */
     enum wl_kind kind;
@@ -116,7 +119,6 @@ struct workload {
     int64_t admitted_ns, finished_ns;
     bool has_admitted, has_finished;
     uint32_t evictions;
-    char reason[256]; /* why pending, last seen */
     bool queued;      /* in its CQ's pending list, or charged to it */
     bool straggling;  /* admitted, with pods that still need a node */
     bool evicting;    /* preempted: its pods are going away */
@@ -136,19 +138,22 @@ struct workload {
     struct flavor **preempt_assign;
     uint32_t preempt_groups;
     bool preempt_borrows;
-    /* A preemptor holds the node room its victims left (see cycle.c). */
+    /* A preemptor holds the node room its victims left (see preempt.c). */
     struct pod **held_pods;
     struct node **held_nodes;
     size_t n_held;
     /* BestEffortFIFO parking: not retried until the CQ's requeue
      * generation moves past this value. */
     bool parked;
+    bool ns_mismatch; /* its namespace fails its ClusterQueue's selector */
     uint64_t parked_gen;
     /* Pods that belong to it, in creation order. */
     size_t n_pods, cap_pods;
     struct pod **pods;
     uint32_t succeeded; /* pods that succeeded (Job completions) */
     UT_hash_handle hh;
+    /* Last: long and cold, away from the flags the queues scan. */
+    char reason[REASON_MAX]; /* why pending, last seen */
 };
 
 /* One resource group of a ClusterQueue, as arrays [flavor][resource]. */
@@ -215,7 +220,7 @@ struct cluster {
     /* Admitted workloads with pods that have no node yet. */
     struct workload **stragglers;
     size_t n_stragglers, cap_stragglers;
-    /* Workloads with `preempting` set (see cycle.c set_preempting): when 0,
+    /* Workloads with `preempting` set (cycle_set_preempting): when 0,
      * a queue's head is the first workload that can go. */
     uint32_t n_preempting;
 };

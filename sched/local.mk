@@ -13,6 +13,8 @@ sched_libordo_sched_la_SOURCES = \
 	%reldir%/workload.c %reldir%/workload.h \
 	%reldir%/queue.c %reldir%/queue.h \
 	%reldir%/cycle.c %reldir%/cycle.h %reldir%/scheduler.h \
+	%reldir%/place.c %reldir%/place.h \
+	%reldir%/preempt.c %reldir%/preempt.h \
 	%reldir%/sim.c %reldir%/sim.h \
 	%reldir%/kube_evict.c %reldir%/kube_evict.h \
 	%reldir%/sim_report.c %reldir%/sim_plot.c

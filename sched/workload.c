@@ -61,9 +61,9 @@ static int podset_init(struct podset *s, const char *name, uint32_t count,
     if (!s->name || !s->req_ids || !s->req_milli)
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
+        /* Zero requests stay: a resource the ClusterQueue covers gets a
+         * flavor all the same (Kueue), one it does not is ignored. */
         const struct resource_entry *e = &spec->requests.items[i];
-        if (e->milli == 0)
-            continue;
         int32_t id = resid_intern(e->name);
         if (id < 0)
             return -ENOMEM;
@@ -420,7 +420,8 @@ bool workload_uses_fr(const struct workload *w, const struct flavor *f,
     if (!w->admitted_cq)
         return false;
     for (uint32_t k = 0; k < w->n_charges; k++)
-        if (w->charges[k].flavor == f && w->charges[k].res == id)
+        if (w->charges[k].flavor == f && w->charges[k].res == id &&
+            w->charges[k].per_pod > 0)
             return true;
     return false;
 }
@@ -487,6 +488,7 @@ static struct cq *resolve_cq(struct cluster *c, struct workload *w)
     char key[512];
     const char *lq = w->local_queue;
     struct obj_entry *e;
+    w->ns_mismatch = false;
     if (!lq) {
         snprintf(key, sizeof(key), "%s/default", w->ns);
         if (!cluster_find(c->lqs, key)) {
@@ -527,10 +529,14 @@ static struct cq *resolve_cq(struct cluster *c, struct workload *w)
     if (!strmap_has(&tmp, auto_label.key))
         merged[tmp.n++] = auto_label;
     if (!label_selector_matches(sel, &tmp) && w->state == WL_PENDING) {
+        /* Kueue queues it all the same (it counts as pending there), never
+         * as a head: it is inadmissible until the namespace changes, and
+         * blocks nothing, StrictFIFO included. */
         workload_set_reason(w, "namespace %s is not selected by ClusterQueue "
                                "%s",
                             w->ns, q->name);
-        return NULL;
+        w->ns_mismatch = true;
+        return q;
     }
     if (!q->active && w->state == WL_PENDING) {
         workload_set_reason(w, "ClusterQueue %s is inactive: %s", q->name,

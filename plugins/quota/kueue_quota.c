@@ -35,12 +35,18 @@
  * takes the best one seen by isPreferred. The workload's mode is the worst
  * of its resources' modes, its borrowing level the highest.
  *
+ * The reason is Kueue's message: for each pod set that does not fit,
+ * "couldn't assign flavors to pod set <name>: " and a reason per (flavor,
+ * resource) tried that did not fit, sorted, joined by ", " (the reasons of
+ * a resource group that fits are dropped; a group that does not fit keeps
+ * only its own).
+ *
  * Quantities are int64 milli-units; sums and products saturate instead of
  * wrapping. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ordo/plugin.h>
@@ -118,6 +124,15 @@ struct flavor_eval {
     struct why why;     /* the NoFit resource, else the first Preempt one */
 };
 
+/* Kueue's Status of one pod set: a reason per (flavor, resource) that does
+ * not fit, sorted and joined when reported ("couldn't assign flavors to pod
+ * set main: insufficient quota for cpu in flavor a, ..., insufficient
+ * unused quota for cpu in flavor b, 1 more needed"). Cycle memory. */
+struct reasons {
+    char **v;
+    uint32_t n, cap;
+};
+
 /* ---- integers --------------------------------------------------------- */
 
 static int64_t sat_add(int64_t a, int64_t b)
@@ -161,22 +176,6 @@ static const char *res_name(const struct ordo_host *h, ordo_resource_id id)
     return name ? name : "?";
 }
 
-/* Sets the verdict's reason, naming the pod set when there are several. */
-__attribute__((format(printf, 5, 6))) static void
-podset_reason(const struct ordo_host *h, struct ordo_cycle *cy,
-              const struct ordo_workload *wl, uint32_t ps, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (h->wl_n_podsets(wl) > 1)
-        h->reason(cy, "pod set %s: %s", h->ps_name(wl, ps), msg);
-    else
-        h->reason(cy, "%s", msg);
-}
-
 static int64_t taken_of(const struct taken_list *tl,
                         const struct ordo_flavor *f, ordo_resource_id id)
 {
@@ -214,8 +213,8 @@ static bool request_in_group(const struct ordo_host *h,
     return true;
 }
 
-/* Whether pod set ps needs group g: it requests something > 0 the group
- * covers. */
+/* Whether pod set ps needs group g: it requests something the group
+ * covers (a zero request too). */
 static bool group_needed(const struct ordo_host *h,
                          const struct ordo_workload *wl, uint32_t ps,
                          uint32_t g)
@@ -224,7 +223,7 @@ static bool group_needed(const struct ordo_host *h,
     for (uint32_t i = 0; i < n_req; i++) {
         ordo_resource_id id;
         int64_t milli, need;
-        if (request_in_group(h, wl, ps, i, g, &id, &milli, &need) && milli > 0)
+        if (request_in_group(h, wl, ps, i, g, &id, &milli, &need))
             return true;
     }
     return false;
@@ -329,6 +328,90 @@ fit_resource(const struct ordo_host *h, struct ordo_cycle *cy,
     return (struct gmode){M_NOCAND, level};
 }
 
+/* Adds Kueue's wording of w to rs (dropped when rs is full or memory is
+ * short: a reason is for people). */
+static void add_reason(const struct ordo_host *h, struct ordo_cycle *cy,
+                       struct reasons *rs, const struct why *w)
+{
+    char a[QTY_MAX], b[QTY_MAX], c[QTY_MAX], msg[320];
+    if (!rs || rs->n >= rs->cap || !w->kind)
+        return;
+    const char *r = res_name(h, w->id);
+    const char *f = h->flavor_name(w->f);
+    int len;
+    if (w->kind == WHY_MAX)
+        len = snprintf(msg, sizeof(msg),
+                       "insufficient quota for %s in flavor %s, previously "
+                       "considered podsets requests (%s) + current podset "
+                       "request (%s) > maximum capacity (%s)",
+                       r, f, qty(h, w->id, w->prev, a),
+                       qty(h, w->id, w->need, b), qty(h, w->id, w->limit, c));
+    else
+        len = snprintf(msg, sizeof(msg),
+                       "insufficient unused quota for %s in flavor %s, %s "
+                       "more needed",
+                       r, f, qty(h, w->id, w->more, a));
+    if (len < 0)
+        return;
+    if ((size_t)len >= sizeof(msg))
+        len = (int)sizeof(msg) - 1;
+    char *copy = h->cycle_alloc(cy, (size_t)len + 1);
+    if (!copy)
+        return;
+    memcpy(copy, msg, (size_t)len);
+    copy[len] = '\0';
+    rs->v[rs->n++] = copy;
+}
+
+static bool reasons_init(const struct ordo_host *h, struct ordo_cycle *cy,
+                         struct reasons *rs, uint32_t cap)
+{
+    rs->n = 0;
+    rs->cap = cap;
+    rs->v = h->cycle_alloc(cy, (size_t)(cap ? cap : 1) * sizeof(*rs->v));
+    return rs->v != NULL;
+}
+
+static void reasons_append(struct reasons *to, const struct reasons *from)
+{
+    for (uint32_t i = 0; i < from->n && to->n < to->cap; i++)
+        to->v[to->n++] = from->v[i];
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Kueue's Assignment.Message: for each pod set that does not fit, "couldn't
+ * assign flavors to pod set <name>: " and its sorted reasons joined by
+ * ", "; pod sets joined by "; ". */
+static void report_reasons(const struct ordo_host *h, struct ordo_cycle *cy,
+                           const struct ordo_workload *wl, struct reasons *rs,
+                           uint32_t n_ps)
+{
+    char msg[1024];
+    size_t len = 0;
+    msg[0] = '\0';
+    for (uint32_t ps = 0; ps < n_ps; ps++) {
+        struct reasons *r = &rs[ps];
+        if (!r->v || r->n == 0)
+            continue;
+        qsort(r->v, r->n, sizeof(*r->v), cmp_str);
+        int k = snprintf(msg + len, sizeof(msg) - len,
+                         "%scouldn't assign flavors to pod set %s: ",
+                         len ? "; " : "", h->ps_name(wl, ps));
+        for (uint32_t i = 0; k >= 0 && i < r->n; i++) {
+            len = strnlen(msg, sizeof(msg));
+            k = snprintf(msg + len, sizeof(msg) - len, "%s%s", i ? ", " : "",
+                         r->v[i]);
+        }
+        len = strnlen(msg, sizeof(msg));
+    }
+    if (msg[0])
+        h->reason(cy, "%s", msg);
+}
+
 /* Evaluates flavor f for the resources of group g that pod set ps
  * requests. As in Kueue, the representative mode is the least preferred of
  * the resources' modes (by is_preferred, so it depends on the preference),
@@ -336,8 +419,10 @@ fit_resource(const struct ordo_host *h, struct ordo_cycle *cy,
 static void flavor_mode(const struct ordo_host *h, struct ordo_cycle *cy,
                         const struct ordo_workload *wl, uint32_t ps, uint32_t g,
                         const struct policy *pol, const struct ordo_flavor *f,
-                        const struct taken_list *tl, struct flavor_eval *ev)
+                        const struct taken_list *tl, struct flavor_eval *ev,
+                        struct reasons *rs)
 {
+    bool nofit = false;
     const struct ordo_cq *cq = h->wl_cq(wl);
     uint32_t n_req = h->ps_n_requests(wl, ps);
     *ev = (struct flavor_eval){.f = f, .rep = {M_FIT, 0}, .worst = M_FIT};
@@ -349,6 +434,12 @@ static void flavor_mode(const struct ordo_host *h, struct ordo_cycle *cy,
         struct why why;
         struct gmode m = fit_resource(h, cy, cq, pol, f, id,
                                       taken_of(tl, f, id), need, &why);
+        /* Kueue reports every resource that does not fit, also past the
+         * first NoFit one, which decided the flavor already. */
+        if (m.mode < M_FIT)
+            add_reason(h, cy, rs, &why);
+        if (nofit)
+            continue;
         if (is_preferred(ev->rep, m, pol->preference))
             ev->rep = m;
         if (m.mode < ev->worst)
@@ -357,51 +448,17 @@ static void flavor_mode(const struct ordo_host *h, struct ordo_cycle *cy,
             ev->max_level = m.level;
         if (m.mode == M_NOFIT || (m.mode < M_FIT && !ev->why.kind))
             ev->why = why;
-        if (m.mode == M_NOFIT)
-            break;
+        nofit = m.mode == M_NOFIT;
     }
-}
-
-/* Whether the NoFit flavor a came closer to fitting than b: waiting for
- * quota beats exceeding the maximum capacity (Kueue reports the least
- * severe reason among a group's flavors), then the smaller shortfall of the
- * same resource; ties keep b (the earlier flavor). */
-static bool closer(const struct why *a, const struct why *b)
-{
-    if (a->kind != b->kind)
-        return a->kind < b->kind;
-    return a->id == b->id && a->more < b->more;
-}
-
-static void why_reason(const struct ordo_host *h, struct ordo_cycle *cy,
-                       const struct ordo_workload *wl, uint32_t ps,
-                       const struct why *w)
-{
-    const char *r = res_name(h, w->id);
-    const char *f = h->flavor_name(w->f);
-    char a[QTY_MAX], b[QTY_MAX], c[QTY_MAX];
-    if (w->kind == WHY_MAX)
-        podset_reason(h, cy, wl, ps,
-                      "insufficient quota for %s in flavor %s, previously "
-                      "considered podsets requests (%s) + current podset "
-                      "request (%s) > maximum capacity (%s)",
-                      r, f, qty(h, w->id, w->prev, a), qty(h, w->id, w->need, b),
-                      qty(h, w->id, w->limit, c));
-    else
-        podset_reason(h, cy, wl, ps,
-                      "insufficient unused quota for %s in flavor %s, %s more "
-                      "needed",
-                      r, f, qty(h, w->id, w->more, a));
 }
 
 /* ---- a pod set -------------------------------------------------------- */
 
 /* What one pod set got. */
 struct podset_result {
-    enum mode mode;   /* worst over its groups */
-    uint32_t level;   /* highest borrowing level */
-    bool has_preempt; /* preempt_why is set */
-    struct why preempt_why;
+    enum mode mode;     /* worst over its groups */
+    uint32_t level;     /* highest borrowing level */
+    struct reasons *rs; /* its Kueue Status reasons */
 };
 
 /* Scans the flavors of group g for pod set ps and assigns the chosen one:
@@ -416,18 +473,21 @@ assign_group(const struct ordo_host *h, struct ordo_cycle *cy,
     const struct ordo_cq *cq = h->wl_cq(wl);
     uint32_t n_flavors = h->cq_group_n_flavors(cq, g);
     struct flavor_eval best = {.rep = {M_NOFIT, UINT32_MAX}};
-    struct why closest = {0};
     bool any_eligible = false;
+    /* The group's reasons: dropped when it fits, the pod set's only ones
+     * when it does not (Kueue). */
+    struct reasons gr;
+    if (!reasons_init(h, cy, &gr, n_flavors * (h->ps_n_requests(wl, ps) + 1))) {
+        h->reason(cy, "out of cycle memory");
+        return ORDO_ERROR;
+    }
     for (uint32_t fi = 0; fi < n_flavors; fi++) {
         const struct ordo_flavor *f = h->cq_group_flavor(cq, g, fi);
         if (!h->ps_matches_flavor(wl, ps, f))
             continue;
         any_eligible = true;
         struct flavor_eval ev;
-        flavor_mode(h, cy, wl, ps, g, pol, f, tl, &ev);
-        if (ev.rep.mode == M_NOFIT &&
-            (!closest.kind || closer(&ev.why, &closest)))
-            closest = ev.why;
+        flavor_mode(h, cy, wl, ps, g, pol, f, tl, &ev, &gr);
         if (!should_try_next(ev.rep, pol)) {
             best = ev;
             break;
@@ -436,13 +496,16 @@ assign_group(const struct ordo_host *h, struct ordo_cycle *cy,
             best = ev;
     }
     if (best.rep.mode == M_NOFIT) {
-        if (!any_eligible)
+        if (!any_eligible) {
             h->reason(cy,
                       "no flavor matches the node selector / tolerations of "
                       "pod set %s",
                       h->ps_name(wl, ps));
-        else
-            why_reason(h, cy, wl, ps, &closest);
+            res->rs->n = 0; /* this reason stands alone */
+            return ORDO_UNSCHEDULABLE;
+        }
+        res->rs->n = 0;
+        reasons_append(res->rs, &gr);
         return ORDO_UNSCHEDULABLE;
     }
 
@@ -462,10 +525,8 @@ assign_group(const struct ordo_host *h, struct ordo_cycle *cy,
         res->mode = best.worst;
     if (best.max_level > res->level)
         res->level = best.max_level;
-    if (best.worst < M_FIT && !res->has_preempt) {
-        res->has_preempt = true;
-        res->preempt_why = best.why;
-    }
+    if (best.worst < M_FIT)
+        reasons_append(res->rs, &gr);
     return ORDO_OK;
 }
 
@@ -478,16 +539,18 @@ static enum ordo_verdict assign_podset(const struct ordo_host *h,
 {
     const struct ordo_cq *cq = h->wl_cq(wl);
     uint32_t n_req = h->ps_n_requests(wl, ps);
-    *res = (struct podset_result){.mode = M_FIT};
+    struct reasons *rs = res->rs;
+    *res = (struct podset_result){.mode = M_FIT, .rs = rs};
     /* A zero request of a resource no group covers is ignored. */
     for (uint32_t i = 0; i < n_req; i++) {
         ordo_resource_id id;
         int64_t milli;
         h->ps_request(wl, ps, i, &id, &milli);
         if (milli > 0 && h->cq_group_of(cq, id) < 0) {
-            podset_reason(h, cy, wl, ps,
-                          "resource %s unavailable in ClusterQueue %s",
-                          res_name(h, id), h->cq_name(cq));
+            h->reason(cy,
+                      "couldn't assign flavors to pod set %s: resource %s "
+                      "unavailable in ClusterQueue %s",
+                      h->ps_name(wl, ps), res_name(h, id), h->cq_name(cq));
             return ORDO_UNSCHEDULABLE;
         }
     }
@@ -547,30 +610,39 @@ static enum ordo_verdict assign_workload(const struct ordo_host *h,
 
     enum mode mode = M_FIT;
     uint32_t level = 0;
-    bool has_preempt = false;
-    uint32_t preempt_ps = 0;
-    struct why preempt_why = {0};
+    struct reasons *rs = h->cycle_alloc(cy, (n_ps ? n_ps : 1) * sizeof(*rs));
+    if (!rs) {
+        h->reason(cy, "out of cycle memory");
+        return ORDO_ERROR;
+    }
     for (uint32_t ps = 0; ps < n_ps; ps++) {
-        struct podset_result res;
+        uint32_t n_groups = h->cq_n_groups(h->wl_cq(wl)), n_flavors = 0;
+        for (uint32_t g = 0; g < n_groups; g++)
+            n_flavors += h->cq_group_n_flavors(h->wl_cq(wl), g);
+        if (!reasons_init(h, cy, &rs[ps],
+                          n_flavors * (h->ps_n_requests(wl, ps) + 1))) {
+            h->reason(cy, "out of cycle memory");
+            return ORDO_ERROR;
+        }
+        struct podset_result res = {.rs = &rs[ps]};
         enum ordo_verdict v = assign_podset(h, cy, wl, ps, &pol, &tl, &res);
-        if (v == ORDO_UNSCHEDULABLE)
+        if (v == ORDO_UNSCHEDULABLE) {
+            /* NoFit: Kueue's message over the pod sets so far, unless the
+             * reason was of another kind (set already). */
+            if (rs[ps].n)
+                report_reasons(h, cy, wl, rs, ps + 1);
             return ORDO_OK; /* decided: NOFIT, reason set */
+        }
         if (v != ORDO_OK)
             return v;
         if (res.mode < mode)
             mode = res.mode;
         if (res.level > level)
             level = res.level;
-        if (res.has_preempt && !has_preempt) {
-            has_preempt = true;
-            preempt_ps = ps;
-            preempt_why = res.preempt_why;
-        }
     }
     *ret_level = level;
     if (mode < M_FIT) {
-        /* The first pod set that needs preemption, and why. */
-        why_reason(h, cy, wl, preempt_ps, &preempt_why);
+        report_reasons(h, cy, wl, rs, n_ps);
         *ret_mode = ORDO_QUOTA_PREEMPT;
     } else {
         *ret_mode = ORDO_QUOTA_FIT;

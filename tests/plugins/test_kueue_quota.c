@@ -332,9 +332,9 @@ static void test_borrowing_limit(void **state)
     /* 7 > potential min(24, 4 + 2). */
     wl.podsets[0].requests[0].milli = CPU(7);
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
-           "insufficient quota for cpu in flavor on-demand, previously "
-           "considered podsets requests (0) + current podset request (7) > "
-           "maximum capacity (6)");
+           "couldn't assign flavors to pod set main: insufficient quota for "
+           "cpu in flavor on-demand, previously considered podsets requests "
+           "(0) + current podset request (7) > maximum capacity (6)");
 }
 
 static void test_exceeds_potential(void **state)
@@ -353,9 +353,9 @@ static void test_exceeds_potential(void **state)
     struct ordo_workload wl = cpu_workload(&cq, 3, CPU(3));
     /* 9 > 4 + 4, whatever preemption could do. */
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
-           "insufficient quota for cpu in flavor on-demand, previously "
-           "considered podsets requests (0) + current podset request (9) > "
-           "maximum capacity (8)");
+           "couldn't assign flavors to pod set main: insufficient quota for "
+           "cpu in flavor on-demand, previously considered podsets requests "
+           "(0) + current podset request (9) > maximum capacity (8)");
 }
 
 /* ---- preemption ------------------------------------------------------- */
@@ -373,16 +373,16 @@ static void test_preempt_within_nominal(void **state)
     struct ordo_workload wl = cpu_workload(&cq, 2, CPU(2));
     /* 4 <= 8 nominal but only 2 unused. */
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
-           "insufficient unused quota for cpu in flavor on-demand, 2 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 2 more needed");
 
     /* Without a preemption policy there is nothing to preempt (Kueue's
      * NoCandidates), yet it is a Preempt assignment: the host holds the
      * quota it waits for. */
     cq.within_cluster_queue = ORDO_PREEMPT_NEVER;
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
-           "insufficient unused quota for cpu in flavor on-demand, 2 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 2 more needed");
 }
 
 static void test_no_candidates_tries_next_flavor(void **state)
@@ -408,16 +408,17 @@ static void test_no_candidates_tries_next_flavor(void **state)
      * needs preemption and the scan may stop there. */
     cq.reclaim_within_cohort = ORDO_PREEMPT_LOWER_PRIORITY;
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 1,
-           "insufficient unused quota for cpu in flavor on-demand, 2 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 2 more needed");
 
     /* ... but not without a cohort: both flavors have no candidates, and
      * the first stays. */
     cq.cohort = NULL;
     cq.groups[0].flavors[1].quotas[0].usage = CPU(6);
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
-           "insufficient unused quota for cpu in flavor on-demand, 2 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 2 more needed, insufficient "
+           "unused quota for cpu in flavor spot, 1 more needed");
 }
 
 static void test_preempt_may_stop_search(void **state)
@@ -434,8 +435,8 @@ static void test_preempt_may_stop_search(void **state)
     };
     struct ordo_workload wl = cpu_workload(&cq, 1, CPU(1));
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
-           "insufficient unused quota for cpu in flavor on-demand, 1 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 1 more needed");
 }
 
 /* A Preempt flavor whose victims may come from its own ClusterQueue gets
@@ -457,14 +458,14 @@ static void test_preempt_level_without_victims(void **state)
     };
     struct ordo_workload wl = cpu_workload(&cq, 1, CPU(2));
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
-           "insufficient unused quota for cpu in flavor on-demand, 2 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 2 more needed");
     /* Victims only in other ClusterQueues leave its usage, and level. */
     cq.within_cluster_queue = ORDO_PREEMPT_NEVER;
     cq.reclaim_within_cohort = ORDO_PREEMPT_LOWER_PRIORITY;
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 1,
-           "insufficient unused quota for cpu in flavor on-demand, 2 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 2 more needed");
 }
 
 /* A flavor where nothing could be preempted (Kueue's NoCandidates) is
@@ -490,8 +491,9 @@ static void test_preempt_no_candidates(void **state)
      * hold the quota it waits for. */
     cq.groups[0].flavors[1].quotas[0].usage = CPU(8);
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
-           "insufficient unused quota for cpu in flavor on-demand, 1 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 1 more needed, insufficient "
+           "unused quota for cpu in flavor spot, 1 more needed");
 }
 
 /* NoCandidates ranks below a flavor with candidates even when
@@ -517,8 +519,9 @@ static void test_no_candidates_ranks_last(void **state)
     };
     struct ordo_workload wl = cpu_workload(&cq, 1, CPU(1));
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &spot, 1,
-           "insufficient unused quota for cpu in flavor spot, 1 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 1 more needed, insufficient "
+           "unused quota for cpu in flavor spot, 1 more needed");
 }
 
 /* Kueue prefers reclaiming what others borrow (candidates only in other
@@ -542,19 +545,21 @@ static void test_reclaim_over_preempt(void **state)
     };
     struct ordo_workload wl = cpu_workload(&cq, 1, CPU(6));
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &spot, 0,
-           "insufficient unused quota for cpu in flavor spot, 6 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 6 more needed, insufficient "
+           "unused quota for cpu in flavor spot, 6 more needed");
     /* Candidates in both kinds of queue count as Preempt: the first. */
     cq.fr_quotas[1].candidates = ORDO_CANDIDATES_OWN | ORDO_CANDIDATES_COHORT;
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
-           "insufficient unused quota for cpu in flavor on-demand, 6 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 6 more needed, insufficient "
+           "unused quota for cpu in flavor spot, 6 more needed");
     /* MayStopSearch takes the first flavor that can preempt at all. */
     cq.fr_quotas[1].candidates = ORDO_CANDIDATES_COHORT;
     cq.when_can_preempt = ORDO_MAY_STOP_SEARCH;
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
-           "insufficient unused quota for cpu in flavor on-demand, 6 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 6 more needed");
 }
 
 static void test_preempt_try_next_flavor(void **state)
@@ -577,8 +582,10 @@ static void test_preempt_try_next_flavor(void **state)
     /* All need preemption: the first of them. */
     cq.groups[0].flavors[2].quotas[0].usage = CPU(8);
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
-           "insufficient unused quota for cpu in flavor on-demand, 1 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor on-demand, 1 more needed, insufficient "
+           "unused quota for cpu in flavor reserved, 1 more needed, "
+           "insufficient unused quota for cpu in flavor spot, 1 more needed");
 }
 
 /* on-demand fits by borrowing (level 1); spot needs preemption to reclaim
@@ -614,7 +621,8 @@ static void test_preference(void **state)
 
     cq = borrow_or_preempt(ORDO_PREEMPTION_OVER_BORROWING);
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &spot, 0,
-           "insufficient unused quota for cpu in flavor spot, 4 more needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor spot, 4 more needed");
 }
 
 /* Preemption is worth trying beyond nominal only when a subtree below the
@@ -636,8 +644,8 @@ static void test_preempt_beyond_nominal(void **state)
     };
     /* 6 > nominal 4; available 4 + 8 - 2 - 7 = 3. */
     struct ordo_workload wl = cpu_workload(&cq, 1, CPU(6));
-    const char *why = "insufficient unused quota for cpu in flavor on-demand, "
-                      "3 more needed";
+    const char *why = "couldn't assign flavors to pod set main: insufficient "
+                      "unused quota for cpu in flavor on-demand, 3 more needed";
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0, why);
 
     /* A cohort below the root holds 6. */
@@ -681,13 +689,13 @@ static void test_pods_resource_counted(void **state)
      * Preempt assignment all the same. */
     wl.podsets[0].count = 3;
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 0,
-           "insufficient unused quota for pods in flavor on-demand, 1 more "
-           "needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for pods in flavor on-demand, 1 more needed");
     wl.podsets[0].count = 5;
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
-           "insufficient quota for pods in flavor on-demand, previously "
-           "considered podsets requests (0) + current podset request (5) > "
-           "maximum capacity (4)");
+           "couldn't assign flavors to pod set main: insufficient quota for "
+           "pods in flavor on-demand, previously considered podsets requests "
+           "(0) + current podset request (5) > maximum capacity (4)");
 }
 
 static void test_uncovered_resource(void **state)
@@ -708,7 +716,8 @@ static void test_uncovered_resource(void **state)
     };
     struct ordo_cycle cy;
     assert_int_equal(run(state, &cy, &wl, false), ORDO_QUOTA_NOFIT);
-    assert_string_equal(cy.reason, "resource nvidia.com/gpu unavailable in "
+    assert_string_equal(cy.reason, "couldn't assign flavors to pod set main: "
+                                   "resource nvidia.com/gpu unavailable in "
                                    "ClusterQueue team-a");
     assert_int_equal(cy.n_assign_calls, 0);
     mock_cycle_end(&cy);
@@ -740,17 +749,18 @@ static void test_zero_uncovered_ignored(void **state)
     mock_cycle_end(&cy);
 }
 
-/* A group that covers only zero requests of the pod set is not needed: it
- * takes no flavor, even when none of its flavors would do. (The host never
- * reports zero requests; Kueue would give such a group a flavor.) */
-static void test_zero_request_needs_no_group(void **state)
+/* A zero request of a covered resource still gets a flavor of its group
+ * (Kueue: "zero resource request defined in clusterQueue should get flavor
+ * assigned"), so the group's flavors must suit the pod set. */
+static void test_zero_request_gets_flavor(void **state)
 {
     struct ordo_cq cq = {
         .name = "team-a",
         .groups = {{.resources = {"cpu"},
                     .flavors = {{&on_demand, {{"cpu", CPU(8), 0}}}}},
                    {.resources = {"nvidia.com/gpu"},
-                    .flavors = {{&h100, {{"nvidia.com/gpu", 8000, 0}}}}}},
+                    .flavors = {{&h100, {{"nvidia.com/gpu", 8000, 0}}},
+                                {&a100, {{"nvidia.com/gpu", 8000, 8000}}}}}},
     };
     struct ordo_workload wl = {
         .name = "ns/a",
@@ -759,15 +769,16 @@ static void test_zero_request_needs_no_group(void **state)
                      .count = 1,
                      .requests = {{"nvidia.com/gpu", 0}, {"cpu", CPU(1)}}}},
     };
+    /* h100's taint is not tolerated; a100 (all used) fits a zero. */
     struct ordo_cycle cy;
     assert_int_equal(run(state, &cy, &wl, false), ORDO_QUOTA_FIT);
     assert_ptr_equal(cy.assigned[0][0], &on_demand);
-    assert_null(cy.assigned[0][1]);
-    assert_int_equal(cy.n_assign_calls, 1);
+    assert_ptr_equal(cy.assigned[0][1], &a100);
+    assert_int_equal(cy.n_assign_calls, 2);
     mock_cycle_end(&cy);
 
-    /* A positive request needs it: h100's taint is not tolerated. */
-    wl.podsets[0].requests[0].milli = 1000;
+    /* With no flavor of the group suiting it, the workload does not fit. */
+    cq.groups[1].flavors[1] = (struct mock_flavor_quotas){0};
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
            "no flavor matches the node selector / tolerations of pod set "
            "main");
@@ -801,9 +812,9 @@ static void test_podsets_accumulate(void **state)
     /* Only on-demand: the workers see the driver's part. */
     cq.groups[0].flavors[1].flavor = NULL;
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
-           "pod set workers: insufficient quota for cpu in flavor on-demand, "
-           "previously considered podsets requests (4) + current podset "
-           "request (3) > maximum capacity (6)");
+           "couldn't assign flavors to pod set workers: insufficient quota "
+           "for cpu in flavor on-demand, previously considered podsets "
+           "requests (4) + current podset request (3) > maximum capacity (6)");
 }
 
 static void test_multi_group(void **state)
@@ -847,9 +858,10 @@ static void test_multi_group(void **state)
     /* A group that does not fit makes the pod set not fit. */
     wl.podsets[0].requests[0].milli = 12000;
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
-           "pod set main: insufficient quota for nvidia.com/gpu in flavor "
-           "a100, previously considered podsets requests (0) + current "
-           "podset request (12) > maximum capacity (10)");
+           "couldn't assign flavors to pod set main: insufficient quota for "
+           "nvidia.com/gpu in flavor a100, previously considered podsets "
+           "requests (0) + current podset request (12) > maximum capacity "
+           "(10)");
 }
 
 static void test_flavor_not_matching_skipped(void **state)
@@ -876,7 +888,8 @@ static void test_flavor_not_matching_skipped(void **state)
     /* The reason names the flavor that was considered. */
     wl.podsets[0].requests[0].milli = CPU(2);
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &spot, 0,
-           "insufficient unused quota for cpu in flavor spot, 1 more needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for cpu in flavor spot, 1 more needed");
 
     /* Nothing matches. */
     wl.podsets[0].selector[0].value = "reserved";
@@ -909,33 +922,31 @@ static void test_workload_mode_and_reason_prefix(void **state)
     assert_int_equal(run(state, &cy, &wl, false), ORDO_QUOTA_PREEMPT);
     assert_ptr_equal(cy.assigned[0][0], &on_demand);
     assert_ptr_equal(cy.assigned[1][0], &on_demand);
-    assert_string_equal(cy.reason, "pod set workers: insufficient unused "
-                                   "quota for cpu in flavor on-demand, 2 more "
-                                   "needed");
+    assert_string_equal(cy.reason, "couldn't assign flavors to pod set "
+                                   "workers: insufficient unused quota for "
+                                   "cpu in flavor on-demand, 2 more needed");
     mock_cycle_end(&cy);
 
     /* The first pod set that fails gives the NOFIT reason. */
     wl.podsets[0].requests[0].milli = CPU(9);
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
-           "pod set driver: insufficient quota for cpu in flavor on-demand, "
-           "previously considered podsets requests (0) + current podset "
-           "request (9) > maximum capacity (8)");
+           "couldn't assign flavors to pod set driver: insufficient quota for "
+           "cpu in flavor on-demand, previously considered podsets requests "
+           "(0) + current podset request (9) > maximum capacity (8)");
 
-    /* One pod set: no prefix. */
+    /* One pod set: the same wording. */
     wl.podsets[1].name = NULL;
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
-           "insufficient quota for cpu in flavor on-demand, previously "
-           "considered podsets requests (0) + current podset request (9) > "
-           "maximum capacity (8)");
+           "couldn't assign flavors to pod set driver: insufficient quota for "
+           "cpu in flavor on-demand, previously considered podsets requests "
+           "(0) + current podset request (9) > maximum capacity (8)");
 }
 
-/* When no flavor fits, the reason comes from the one that came closest:
- * waiting for quota before exceeding the maximum, then the smallest
- * shortfall. */
-/* Requests above nominal quota, no borrowWithinCohort: preemption is not
- * worth trying, each flavor waits for quota (NoFit), and the reason names
- * the one that came closest. */
-static void test_closest_flavor_reported(void **state)
+/* When no flavor fits, the reason lists every flavor tried, sorted, as
+ * Kueue's Status message. Requests above nominal quota, no
+ * borrowWithinCohort: preemption is not worth trying, so each flavor is
+ * NoFit. */
+static void test_all_flavors_reported(void **state)
 {
     struct ordo_cq cq = {
         .name = "team-a",
@@ -962,18 +973,26 @@ static void test_closest_flavor_reported(void **state)
                      .requests = {{"cpu", CPU(4)}, {"memory", 512 * MI}}}},
     };
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
+           "couldn't assign flavors to pod set main: insufficient quota for "
+           "cpu in flavor on-demand, previously considered podsets requests "
+           "(0) + current podset request (4) > maximum capacity (2), "
            "insufficient unused quota for cpu in flavor reserved, 1 more "
+           "needed, insufficient unused quota for cpu in flavor spot, 2 more "
            "needed");
 
-    /* Memory short in spot and reserved: the smaller shortfall, in binary
-     * units. */
+    /* Memory short in spot and reserved, in binary units; cpu, fitting
+     * there, adds nothing. */
     cq.fr_quotas[1].cohort_usage = 0;
     cq.fr_quotas[2].cohort_usage = 0;
     cq.fr_quotas[4].cohort_usage = 4 * GI + MI;
     cq.fr_quotas[5].cohort_usage = 4 * GI - 256 * MI + MI;
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
+           "couldn't assign flavors to pod set main: insufficient quota for "
+           "cpu in flavor on-demand, previously considered podsets requests "
+           "(0) + current podset request (4) > maximum capacity (2), "
            "insufficient unused quota for memory in flavor reserved, 256Mi "
-           "more needed");
+           "more needed, insufficient unused quota for memory in flavor spot, "
+           "512Mi more needed");
 }
 
 /* The flavor's representative mode is Kueue's: the least preferred of its
@@ -1008,8 +1027,8 @@ static void test_representative_mode_follows_preference(void **state)
                      .requests = {{"cpu", CPU(1)}, {"memory", GI}}}},
     };
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &on_demand, 1,
-           "insufficient unused quota for memory in flavor on-demand, 1Gi "
-           "more needed");
+           "couldn't assign flavors to pod set main: insufficient unused "
+           "quota for memory in flavor on-demand, 1Gi more needed");
 
     /* BorrowingOverPreemption represents it by (Preempt, 0): next flavor. */
     cq.preference = ORDO_BORROWING_OVER_PREEMPTION;
@@ -1033,10 +1052,10 @@ static void test_huge_requests_saturate(void **state)
     cq.cohort = NULL;
     cq.groups[0].flavors[0].quotas[0].nominal = INT64_MAX - 1;
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
-           "insufficient quota for cpu in flavor on-demand, previously "
-           "considered podsets requests (0) + current podset request "
-           "(9223372036854775807m) > maximum capacity "
-           "(9223372036854775806m)");
+           "couldn't assign flavors to pod set main: insufficient quota for "
+           "cpu in flavor on-demand, previously considered podsets requests "
+           "(0) + current podset request (9223372036854775807m) > maximum "
+           "capacity (9223372036854775806m)");
 }
 
 static void test_cycle_memory_failure(void **state)
@@ -1089,12 +1108,12 @@ int main(void)
         T(test_pods_resource_counted),
         T(test_uncovered_resource),
         T(test_zero_uncovered_ignored),
-        T(test_zero_request_needs_no_group),
+        T(test_zero_request_gets_flavor),
         T(test_podsets_accumulate),
         T(test_multi_group),
         T(test_flavor_not_matching_skipped),
         T(test_workload_mode_and_reason_prefix),
-        T(test_closest_flavor_reported),
+        T(test_all_flavors_reported),
         T(test_representative_mode_follows_preference),
         T(test_huge_requests_saturate),
         T(test_cycle_memory_failure),

@@ -1,0 +1,148 @@
+/* place.c - putting a gang's pods on nodes: the host's own fit check, then
+ * every PLACE plugin's filter and weighted score per (pod, node), all pods
+ * of a workload or none; and handing the bindings to the backend. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "log.h"
+#include "place.h"
+#include "resid.h"
+#include "workload.h"
+
+/* Runs every PLACE plugin on (pod set, node): returns the weighted score,
+ * or -1 when a filter rejects it (reason kept in cy->reason). */
+static int64_t place_score(struct ordo_cycle *cy, struct workload *wl,
+                           uint32_t ps, const struct pod *pod, struct node *n)
+{
+    const struct plugin_registry *r = &cy->s->plugins;
+    const struct ordo_node *on = (const struct ordo_node *)n;
+    const struct ordo_workload *ow = (const struct ordo_workload *)wl;
+    /* The host's own fit check first: never bind past allocatable. */
+    for (int32_t id = 0; id < pod->n_ids; id++) {
+        if (pod->request[id] > 0 && pod->request[id] > node_free(n, id)) {
+            snprintf(cy->reason, sizeof(cy->reason), "node %s: insufficient %s",
+                     n->name, resid_name(id));
+            return -1;
+        }
+    }
+    int64_t total = 0;
+    for (size_t i = 0; i < r->n_place; i++) {
+        const struct ordo_plugin *p = r->place[i];
+        cy->reason[0] = '\0';
+        enum ordo_verdict v =
+            cycle_verdict(p->desc->place->filter(p->self, cy, ow, ps, on));
+        if (v == ORDO_SKIP)
+            continue;
+        if (v != ORDO_OK) {
+            if (!cy->reason[0])
+                snprintf(cy->reason, sizeof(cy->reason), "node %s: rejected",
+                         n->name);
+            return -1;
+        }
+        if (!p->desc->place->score)
+            continue;
+        int64_t sc = 0;
+        v = cycle_verdict(p->desc->place->score(p->self, cy, ow, ps, on, &sc));
+        if (v == ORDO_OK && sc >= 0 && sc <= 100)
+            total += sc * p->weight;
+        else if (v != ORDO_SKIP)
+            LOG_W("plugin %s: bad score %lld for node %s, ignored",
+                  p->desc->name, (long long)sc, n->name);
+    }
+    return total;
+}
+
+/* Picks the best node for one pod; NULL with cy->reason when none. */
+static struct node *place_pod(struct ordo_cycle *cy, struct workload *wl,
+                              uint32_t ps, const struct pod *pod,
+                              char *first_reason, size_t size)
+{
+    struct node *best = NULL;
+    int64_t best_score = -1;
+    first_reason[0] = '\0';
+    for (uint32_t i = 0; i < cy->c->n_nodes; i++) {
+        struct node *n = cy->c->nodes_v[i];
+        int64_t sc = place_score(cy, wl, ps, pod, n);
+        if (sc < 0) {
+            if (!first_reason[0])
+                snprintf(first_reason, size, "%s", cy->reason);
+            continue;
+        }
+        if (sc > best_score) {
+            best = n;
+            best_score = sc;
+        }
+    }
+    return best;
+}
+
+/* Places `count` pending pods of every pod set, all or nothing. On success
+ * the pods are assumed on their nodes (node usage charged) and listed in
+ * ret_pods/ret_nodes; on failure nothing is charged and cy->reason says
+ * why. */
+int place_gang(struct ordo_cycle *cy, struct workload *wl, bool all_pending,
+               struct pod ***ret_pods, struct node ***ret_nodes, size_t *ret_n)
+{
+    size_t total = 0;
+    for (uint32_t ps = 0; ps < wl->n_podsets; ps++)
+        total +=
+            all_pending ? workload_pending_pods(wl, ps) : wl->podsets[ps].count;
+    struct pod **pods = arena_calloc(cy->scratch, total + 1, sizeof(*pods));
+    struct node **nodes = arena_calloc(cy->scratch, total + 1, sizeof(*nodes));
+    if (!pods || !nodes)
+        return -ENOMEM;
+    size_t n = 0;
+    char why[REASON_MAX];
+    for (uint32_t ps = 0; ps < wl->n_podsets; ps++) {
+        uint32_t want =
+            all_pending ? workload_pending_pods(wl, ps) : wl->podsets[ps].count;
+        uint32_t got = 0;
+        for (size_t i = 0; i < wl->n_pods && got < want; i++) {
+            struct pod *p = wl->pods[i];
+            if (p->podset != ps || p->state != PODSTATE_PENDING)
+                continue;
+            struct node *node = place_pod(cy, wl, ps, p, why, sizeof(why));
+            if (!node) {
+                snprintf(cy->reason, sizeof(cy->reason),
+                         "pod set %s: %u of %u pods placed; %s",
+                         wl->podsets[ps].name, got, want,
+                         why[0] ? why : "no nodes");
+                for (size_t k = 0; k < n; k++)
+                    node_charge(nodes[k], pods[k], -1);
+                return 1;
+            }
+            node_charge(node, p, 1);
+            pods[n] = p;
+            nodes[n++] = node;
+            got++;
+        }
+    }
+    *ret_pods = pods;
+    *ret_nodes = nodes;
+    *ret_n = n;
+    return 0;
+}
+
+/* Pods are assumed on their nodes already; tell the backend. */
+void place_bind(struct ordo_cycle *cy, struct pod **pods, struct node **nodes,
+                size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        pods[i]->node = nodes[i];
+        pods[i]->ran_on = nodes[i];
+        pods[i]->state = PODSTATE_BOUND;
+        pods[i]->bound_at_ns = cy->c->now_ns;
+        int r = cy->s->backend->bind(cy->s->backend_data, pods[i], nodes[i]);
+        if (r < 0) {
+            LOG_E("binding pod %s to node %s failed: %s; it will be retried",
+                  pods[i]->key, nodes[i]->name, strerror(-r));
+            node_charge(nodes[i], pods[i], -1);
+            pods[i]->node = NULL;
+            pods[i]->state = PODSTATE_PENDING;
+            if (pods[i]->wl)
+                cluster_mark_straggler(cy->c, pods[i]->wl);
+        }
+    }
+}
