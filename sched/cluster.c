@@ -438,6 +438,9 @@ int cluster_add(struct cluster *c, struct object *o)
     case OBJ_PRIORITY_CLASS:
         return index_add(&c->pcs, o);
     case OBJ_WORKLOAD_PRIORITY_CLASS:
+        /* Workloads follow their class's value, and wait for a class they
+         * name that was missing (workload_enqueue). */
+        c->queues_dirty = true;
         return index_add(&c->wpcs, o);
     case OBJ_NAMESPACE:
         c->queues_dirty = true;

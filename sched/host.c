@@ -218,30 +218,53 @@ static bool host_ps_tolerates_node(struct ordo_cycle *cy,
                                     n->obj->u.node.n_taints, tols, k);
 }
 
-/* Kueue's flavor check: the pod set's node selector and required affinity,
- * restricted to the label keys the flavor declares, must match the flavor's
- * nodeLabels; its tolerations plus the flavor's must tolerate the flavor's
- * NoSchedule/NoExecute nodeTaints. */
-static bool host_ps_matches_flavor(const struct ordo_workload *wl, uint32_t ps,
-                                   const struct ordo_flavor *f)
+/* Why a pod set cannot use a flavor, in the order Kueue checks. */
+enum flavor_mismatch {
+    FLAVOR_MATCHES = 0,
+    FLAVOR_NOT_FOUND, /* referenced, no ResourceFlavor object */
+    FLAVOR_TAINT,     /* a nodeTaint the pod set does not tolerate */
+    FLAVOR_AFFINITY   /* its nodeLabels fail the selector or affinity */
+};
+
+/* Kueue's flavor check (checkFlavorForPodSets): the pod set's tolerations
+ * plus the flavor's must tolerate the flavor's NoSchedule/NoExecute
+ * nodeTaints; its node selector and required affinity, restricted to the
+ * label keys the flavor declares, must match the flavor's nodeLabels. */
+static enum flavor_mismatch flavor_check(const struct podset *s,
+                                         const struct flavor *fl,
+                                         const struct taint **ret_taint)
 {
-    const struct podset *s = podset_of(wl, ps);
-    const struct flavor *fl = FL(f);
-    if (!s || !fl->obj)
-        return false;
+    if (!fl->obj)
+        return FLAVOR_NOT_FOUND;
     const struct resource_flavor *rf = &fl->obj->u.resource_flavor;
+    size_t n_tols = s->spec->n_tolerations + rf->n_tolerations;
+    struct toleration tols[64];
+    if (n_tols > 64)
+        n_tols = 64;
+    size_t k = 0;
+    for (size_t i = 0; i < s->spec->n_tolerations && k < n_tols; i++)
+        tols[k++] = s->spec->tolerations[i];
+    for (size_t i = 0; i < rf->n_tolerations && k < n_tols; i++)
+        tols[k++] = rf->tolerations[i];
+    const struct taint *t =
+        taints_find_untolerated(rf->node_taints, rf->n_node_taints, tols, k);
+    if (t) {
+        if (ret_taint)
+            *ret_taint = t;
+        return FLAVOR_TAINT;
+    }
     const struct strmap *labels = &rf->node_labels;
     for (size_t i = 0; i < s->spec->node_selector.n; i++) {
         const struct strmap_entry *e = &s->spec->node_selector.items[i];
         const char *v = strmap_get(labels, e->key);
         if (v && strcmp(v, e->value) != 0)
-            return false;
+            return FLAVOR_AFFINITY;
     }
     const struct node_selector *aff = s->spec->required_affinity;
     if (aff && aff->n_terms) {
         bool any = false;
-        for (size_t t = 0; t < aff->n_terms && !any; t++) {
-            const struct node_selector_term *term = &aff->terms[t];
+        for (size_t t2 = 0; t2 < aff->n_terms && !any; t2++) {
+            const struct node_selector_term *term = &aff->terms[t2];
             bool ok = true;
             for (size_t r = 0; r < term->n_exprs && ok; r++) {
                 const struct selector_requirement *req =
@@ -252,19 +275,45 @@ static bool host_ps_matches_flavor(const struct ordo_workload *wl, uint32_t ps,
             any = ok;
         }
         if (!any)
-            return false;
+            return FLAVOR_AFFINITY;
     }
-    size_t n_tols = s->spec->n_tolerations + rf->n_tolerations;
-    struct toleration tols[64];
-    if (n_tols > 64)
-        n_tols = 64;
-    size_t k = 0;
-    for (size_t i = 0; i < s->spec->n_tolerations && k < n_tols; i++)
-        tols[k++] = s->spec->tolerations[i];
-    for (size_t i = 0; i < rf->n_tolerations && k < n_tols; i++)
-        tols[k++] = rf->tolerations[i];
-    return !taints_find_untolerated(rf->node_taints, rf->n_node_taints, tols,
-                                    k);
+    return FLAVOR_MATCHES;
+}
+
+static bool host_ps_matches_flavor(const struct ordo_workload *wl, uint32_t ps,
+                                   const struct ordo_flavor *f)
+{
+    const struct podset *s = podset_of(wl, ps);
+    return s && flavor_check(s, FL(f), NULL) == FLAVOR_MATCHES;
+}
+
+static const char *host_ps_flavor_mismatch(const struct ordo_workload *wl,
+                                           uint32_t ps,
+                                           const struct ordo_flavor *f,
+                                           char *buf, size_t size)
+{
+    const struct podset *s = podset_of(wl, ps);
+    const struct taint *t = NULL;
+    if (!s || !buf || size == 0)
+        return NULL;
+    const char *name = FL(f)->name;
+    switch (flavor_check(s, FL(f), &t)) {
+    case FLAVOR_MATCHES:
+        return NULL;
+    case FLAVOR_NOT_FOUND:
+        snprintf(buf, size, "flavor %s not found", name);
+        break;
+    case FLAVOR_TAINT:
+        /* corev1.Taint's String(): key=value:Effect, or key:Effect. */
+        snprintf(buf, size, "untolerated taint %s%s%s:%s in flavor %s", t->key,
+                 t->value[0] ? "=" : "", t->value,
+                 taint_effect_to_string(t->effect), name);
+        break;
+    case FLAVOR_AFFINITY:
+        snprintf(buf, size, "flavor %s doesn't match node affinity", name);
+        break;
+    }
+    return buf;
 }
 
 static const char *host_cq_name(const struct ordo_cq *cq)
@@ -916,6 +965,7 @@ static const struct ordo_host host = {
     .preemptor_advantage = host_preemptor_advantage,
     .fs_next_target = host_fs_next_target,
     .preemption_candidate_queues = host_preemption_candidate_queues,
+    .ps_flavor_mismatch = host_ps_flavor_mismatch,
 };
 
 const struct ordo_host *host_table(void)

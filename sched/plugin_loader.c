@@ -23,6 +23,9 @@ static const size_t descriptor_size_by_minor[] = {
     /* 1.2 added a host function (preemption_candidate_queues). */
     [2] = offsetof(struct ordo_plugin_descriptor, place) +
           sizeof(const struct ordo_place_ops *),
+    /* 1.3 added a host function (ps_flavor_mismatch). */
+    [3] = offsetof(struct ordo_plugin_descriptor, place) +
+          sizeof(const struct ordo_place_ops *),
 };
 _Static_assert(sizeof(descriptor_size_by_minor) /
                        sizeof(descriptor_size_by_minor[0]) ==

@@ -497,11 +497,15 @@ static struct cq *resolve_cq(struct cluster *c, struct workload *w)
                                 LABEL_QUEUE_NAME, w->ns);
             return NULL;
         }
+        /* Kueue writes the default into the job's queue-name label. */
         lq = "default";
+        char *copy = strdup(lq);
+        if (copy)
+            w->local_queue = copy;
     }
     snprintf(key, sizeof(key), "%s/%s", w->ns, lq);
     if (!(e = cluster_find(c->lqs, key))) {
-        workload_set_reason(w, "LocalQueue %s doesn't exist", key);
+        workload_set_reason(w, "LocalQueue %s doesn't exist", lq);
         return NULL;
     }
     const struct local_queue *l = &e->obj->u.local_queue;
@@ -512,7 +516,7 @@ static struct cq *resolve_cq(struct cluster *c, struct workload *w)
         return NULL;
     }
     if (l->stop_policy != STOP_POLICY_NONE && w->state == WL_PENDING) {
-        workload_set_reason(w, "LocalQueue %s is stopped", key);
+        workload_set_reason(w, "LocalQueue %s is inactive", lq);
         return NULL;
     }
     const struct label_selector *sel =
@@ -632,11 +636,33 @@ int workload_requeue_all(struct cluster *c)
     return 0;
 }
 
+/* A workload whose kueue.x-k8s.io/priority-class label names a
+ * WorkloadPriorityClass takes its current value (Kueue updates workloads
+ * when the class changes). Returns false when the class does not exist:
+ * Kueue makes no Workload for such a job until it does. */
+static bool refresh_wpc_priority(struct cluster *c, struct workload *w)
+{
+    const char *wpc = strmap_get(&w->top->meta.labels, LABEL_PRIORITY_CLASS);
+    if (!wpc)
+        return true;
+    struct obj_entry *e = cluster_find(c->wpcs, wpc);
+    if (!e)
+        return false;
+    w->priority = e->obj->u.workload_priority_class.value;
+    return true;
+}
+
 int workload_enqueue(struct cluster *c, struct workload *w)
 {
     if (w->queued || w->state == WL_FINISHED)
         return 0;
     w->cq = NULL;
+    if (!refresh_wpc_priority(c, w) && w->state == WL_PENDING) {
+        workload_set_reason(
+            w, "WorkloadPriorityClass %s not found",
+            strmap_get(&w->top->meta.labels, LABEL_PRIORITY_CLASS));
+        return 0;
+    }
     if (w->state == WL_ADMITTED) {
         struct cq *q = w->admitted_cq;
         if (!q) {

@@ -363,6 +363,20 @@ static void add_reason(const struct ordo_host *h, struct ordo_cycle *cy,
     rs->v[rs->n++] = copy;
 }
 
+/* Adds a reason given as text (NULL: none). */
+static void add_reason_text(const struct ordo_host *h, struct ordo_cycle *cy,
+                            struct reasons *rs, const char *text)
+{
+    if (!rs || !text || rs->n >= rs->cap)
+        return;
+    size_t len = strlen(text);
+    char *copy = h->cycle_alloc(cy, len + 1);
+    if (!copy)
+        return;
+    memcpy(copy, text, len + 1);
+    rs->v[rs->n++] = copy;
+}
+
 static bool reasons_init(const struct ordo_host *h, struct ordo_cycle *cy,
                          struct reasons *rs, uint32_t cap)
 {
@@ -483,8 +497,12 @@ assign_group(const struct ordo_host *h, struct ordo_cycle *cy,
     }
     for (uint32_t fi = 0; fi < n_flavors; fi++) {
         const struct ordo_flavor *f = h->cq_group_flavor(cq, g, fi);
-        if (!h->ps_matches_flavor(wl, ps, f))
+        if (!h->ps_matches_flavor(wl, ps, f)) {
+            char why[256];
+            add_reason_text(h, cy, &gr,
+                            h->ps_flavor_mismatch(wl, ps, f, why, sizeof(why)));
             continue;
+        }
         any_eligible = true;
         struct flavor_eval ev;
         flavor_mode(h, cy, wl, ps, g, pol, f, tl, &ev, &gr);
@@ -496,7 +514,7 @@ assign_group(const struct ordo_host *h, struct ordo_cycle *cy,
             best = ev;
     }
     if (best.rep.mode == M_NOFIT) {
-        if (!any_eligible) {
+        if (!any_eligible && gr.n == 0) {
             h->reason(cy,
                       "no flavor matches the node selector / tolerations of "
                       "pod set %s",

@@ -20,7 +20,7 @@ check() {
     fi
 }
 
-check "version" 0 "ordo-scheduler 0.1.0 (plugin ABI 1.2)" -- "$bin" --version
+check "version" 0 "ordo-scheduler 0.1.0 (plugin ABI 1.3)" -- "$bin" --version
 check "help" 0 "--validate PATH" -- "$bin" --help
 check "unknown option" 2 "Usage: ordo-scheduler" -- "$bin" --bogus
 check "bad -v" 2 "-v: expected 0 to 10" -- "$bin" -v x --version

@@ -364,6 +364,27 @@ static bool m_ps_matches_flavor(const struct ordo_workload *wl, uint32_t ps,
     return true;
 }
 
+/* Taint first, then labels, as the real host; a taint is "key:NoSchedule". */
+static const char *m_ps_flavor_mismatch(const struct ordo_workload *wl,
+                                        uint32_t ps,
+                                        const struct ordo_flavor *f, char *buf,
+                                        size_t size)
+{
+    const struct mock_podset *s = podset(wl, ps);
+    MOCK_CHECK(f && buf && size);
+    for (uint32_t i = 0; i < MOCK_MAX && f->taints[i]; i++)
+        if (!has_key(s->tolerations, f->taints[i]) &&
+            !has_key(f->tolerations, f->taints[i])) {
+            snprintf(buf, size, "untolerated taint %s:NoSchedule in flavor %s",
+                     f->taints[i], f->name);
+            return buf;
+        }
+    if (m_ps_matches_flavor(wl, ps, f))
+        return NULL;
+    snprintf(buf, size, "flavor %s doesn't match node affinity", f->name);
+    return buf;
+}
+
 static const char *m_cq_name(const struct ordo_cq *cq)
 {
     MOCK_CHECK(cq);
@@ -945,6 +966,7 @@ static const struct ordo_host host = {
     .preemptor_advantage = m_preemptor_advantage,
     .fs_next_target = m_fs_next_target,
     .preemption_candidate_queues = m_preemption_candidate_queues,
+    .ps_flavor_mismatch = m_ps_flavor_mismatch,
 };
 
 const struct ordo_host *mock_host(void)

@@ -780,8 +780,8 @@ static void test_zero_request_gets_flavor(void **state)
     /* With no flavor of the group suiting it, the workload does not fit. */
     cq.groups[1].flavors[1] = (struct mock_flavor_quotas){0};
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
-           "no flavor matches the node selector / tolerations of pod set "
-           "main");
+           "couldn't assign flavors to pod set main: untolerated taint "
+           "gpu:NoSchedule in flavor h100");
 }
 
 static void test_podsets_accumulate(void **state)
@@ -861,7 +861,7 @@ static void test_multi_group(void **state)
            "couldn't assign flavors to pod set main: insufficient quota for "
            "nvidia.com/gpu in flavor a100, previously considered podsets "
            "requests (0) + current podset request (12) > maximum capacity "
-           "(10)");
+           "(10), untolerated taint gpu:NoSchedule in flavor h100");
 }
 
 static void test_flavor_not_matching_skipped(void **state)
@@ -888,14 +888,15 @@ static void test_flavor_not_matching_skipped(void **state)
     /* The reason names the flavor that was considered. */
     wl.podsets[0].requests[0].milli = CPU(2);
     expect(state, &wl, false, ORDO_QUOTA_PREEMPT, &spot, 0,
-           "couldn't assign flavors to pod set main: insufficient unused "
-           "quota for cpu in flavor spot, 1 more needed");
+           "couldn't assign flavors to pod set main: flavor on-demand doesn't "
+           "match node affinity, insufficient unused quota for cpu in flavor "
+           "spot, 1 more needed");
 
     /* Nothing matches. */
     wl.podsets[0].selector[0].value = "reserved";
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
-           "no flavor matches the node selector / tolerations of pod set "
-           "main");
+           "couldn't assign flavors to pod set main: flavor on-demand doesn't "
+           "match node affinity, flavor spot doesn't match node affinity");
 }
 
 /* ---- modes and reasons ------------------------------------------------ */

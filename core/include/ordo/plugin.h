@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define ORDO_ABI_MAJOR 1
-#define ORDO_ABI_MINOR 2
+#define ORDO_ABI_MINOR 3
 
 /* Name of the one exported symbol. */
 #define ORDO_PLUGIN_SYMBOL "ordo_plugin"
@@ -365,6 +365,15 @@ struct ordo_host {
     uint32_t (*preemption_candidate_queues)(struct ordo_cycle *cy,
                                             const struct ordo_flavor *f,
                                             ordo_resource_id id);
+
+    /* ABI 1.3. Why pod set ps cannot use flavor f (ps_matches_flavor is
+     * false), in Kueue's words: "untolerated taint key=value:Effect in
+     * flavor f", "flavor f doesn't match node affinity" or "flavor f not
+     * found". Writes it into buf (size bytes) and returns buf; NULL when
+     * the flavor suits the pod set. */
+    const char *(*ps_flavor_mismatch)(const struct ordo_workload *wl,
+                                      uint32_t ps, const struct ordo_flavor *f,
+                                      char *buf, size_t size);
 };
 
 
