@@ -638,6 +638,23 @@ static void test_attempts_under_nominal(void **state)
     attempts_case(state, true, false);
 }
 
+/* borrowWithinCohort Never; candidates: team-a's own "ns/a" (frees 1) and
+ * team-b's "ns/b" (frees 2), team-b borrowing 4; the preemptor's pod set
+ * assigned flavor f. The caller checks the result and ends cy. */
+static struct result run_own_and_borrower(void **state, struct ordo_cycle *cy,
+                                          const struct ordo_flavor *f)
+{
+    policies(&cq_a, LOWER, LOWER, NEVER);
+    cq_b.borrowed = 4;
+    struct ordo_workload c[] = {
+        ADMITTED("ns/a", &cq_a, 1, 100, 1),
+        ADMITTED("ns/b", &cq_b, 1, 100, 2),
+    };
+    cycle(cy, 2, 0, 1);
+    cy->assigned[0][0] = f;
+    return run(state, cy, c, 2);
+}
+
 /* "Under nominal" read from the assignment: usage < nominal on the
  * requested (flavor, resource), whatever cq_over_nominal_for says. */
 static void test_attempts_under_nominal_from_assignment(void **state)
@@ -650,16 +667,8 @@ static void test_attempts_under_nominal_from_assignment(void **state)
         };
         pre.podsets[0] = (struct mock_podset){
             .name = "main", .count = 1, .requests = {{"cpu", 2000}}};
-        policies(&cq_a, LOWER, LOWER, NEVER);
-        cq_b.borrowed = 4;
-        struct ordo_workload c[] = {
-            ADMITTED("ns/a", &cq_a, 1, 100, 1),
-            ADMITTED("ns/b", &cq_b, 1, 100, 2),
-        };
         struct ordo_cycle cy;
-        cycle(&cy, 2, 0, 1);
-        cy.assigned[0][0] = &on_demand;
-        struct result r = run(state, &cy, c, 2);
+        struct result r = run_own_and_borrower(state, &cy, &on_demand);
         if (usage < 4)
             VICTIMS(&r, 1, 0);
         else
@@ -685,16 +694,8 @@ static void test_attempts_under_nominal_needing_preemption(void **state)
         (struct mock_podset){.name = "main",
                              .count = 1,
                              .requests = {{"cpu", 2000}, {"memory", 1000}}};
-    policies(&cq_a, LOWER, LOWER, NEVER);
-    cq_b.borrowed = 4;
-    struct ordo_workload c[] = {
-        ADMITTED("ns/a", &cq_a, 1, 100, 1),
-        ADMITTED("ns/b", &cq_b, 1, 100, 2),
-    };
     struct ordo_cycle cy;
-    cycle(&cy, 2, 0, 1);
-    cy.assigned[0][0] = &on_demand;
-    struct result r = run(state, &cy, c, 2);
+    struct result r = run_own_and_borrower(state, &cy, &on_demand);
     VICTIMS(&r, 1, 0);
     mock_cycle_end(&cy);
 }
