@@ -123,6 +123,10 @@ struct workload {
     bool straggling;  /* admitted, with pods that still need a node */
     bool evicting;    /* preempted: its pods are going away */
     bool preempting;  /* issued preemptions: first in line until admitted */
+    /* Its Job or JobSet is suspended: no pods until admission resumes it.
+     * `resumes`: it was created suspended, so it is managed Kueue's way
+     * (admission resumes it, eviction suspends it again). */
+    bool suspended, resumes;
     char evicted_by[128]; /* last preemptor, for the record */
     const char *evict_class; /* Kueue's Preempted reason (static), or NULL */
     /* How its pods went at the last eviction (the backend's word: deleted,

@@ -194,6 +194,29 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
     return 0;
 }
 
+/* Admits a suspended Job or JobSet without pods and asks the backend to
+ * resume it: 1 when admitted, 0 when the backend cannot resume jobs (it
+ * waits, reason set), -ENOMEM. */
+static int admit_suspended(struct ordo_cycle *cy, struct entry *e)
+{
+    struct workload *wl = e->wl;
+    const struct backend_ops *b = cy->s->backend;
+    if (!b->resume) {
+        workload_set_reason(wl, "suspended, and this backend cannot resume "
+                                "jobs");
+        return 0;
+    }
+    int r = commit(cy, e, NULL, NULL, 0);
+    if (r < 0)
+        return r;
+    wl->suspended = false;
+    r = b->resume(cy->s->backend_data, wl);
+    if (r < 0)
+        LOG_E("resuming %s failed: %s; its pods wait for the job to resume",
+              wl->key, strerror(-r));
+    return 1;
+}
+
 static void not_admitted(struct ordo_cycle *cy, struct entry *e)
 {
     struct workload *wl = e->wl;
@@ -515,6 +538,15 @@ int cycle_run(struct scheduler *s)
              * FailedAfterNomination): not parked, nominated again next
              * cycle whatever the queueing strategy. */
             workload_set_reason(e->wl, "%s", e->reason);
+            continue;
+        }
+        if (e->wl->suspended) {
+            /* Kueue's way: quota first, then the job is resumed and its
+             * pods, once made, are placed with the admission's flavors. */
+            if ((r = admit_suspended(&cy, e)) < 0)
+                goto out;
+            admitted += r;
+            r = 0;
             continue;
         }
         struct pod **pods;

@@ -252,7 +252,19 @@ void preempt_evict(struct ordo_cycle *cy, struct workload *victim,
     cy->s->evictions++;
     LOG_V(2, "evicting workload wl=\"%s\" by=\"%s\" reason=%s", victim->key, by,
           class ? class : "-");
-    /* Pods leave through the backend; the last one gone requeues it. */
+    /* Kueue suspends a job it resumed: its controller makes no new pods
+     * until the workload is admitted again. */
+    if (victim->resumes)
+        victim->suspended = true;
+    /* Pods leave through the backend; the last one gone requeues it (now,
+     * when none is bound). */
+    bool any = false;
+    for (size_t i = 0; i < victim->n_pods; i++)
+        any |= victim->pods[i]->state == PODSTATE_BOUND;
+    if (!any) {
+        workload_requeue_evicted(&cy->s->cluster, victim);
+        return;
+    }
     for (size_t i = 0; i < victim->n_pods && victim->evicting; i++) {
         struct pod *p = victim->pods[i];
         if (p->state != PODSTATE_BOUND)

@@ -19,6 +19,11 @@ struct backend_ops {
     /* Evicts pod p of a preempted workload: the backend removes it from
      * its node and reports the pod gone with cluster_pod_gone(). */
     int (*evict)(void *data, struct pod *p);
+    /* Resumes the suspended Job or JobSet of admitted workload w
+     * (spec.suspend false): its controller then makes its pods, which the
+     * cycle places. NULL: the backend cannot, and such workloads stay
+     * pending. */
+    int (*resume)(void *data, struct workload *w);
 };
 
 struct scheduler {

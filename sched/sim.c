@@ -242,8 +242,8 @@ static int reconcile(struct sim *sm, struct workload *w)
         podset_counts(w, ps, &active, &succeeded);
         if (succeeded < target)
             done = false;
-        if (w->kind != WL_JOB && w->kind != WL_JOBSET)
-            continue;
+        if ((w->kind != WL_JOB && w->kind != WL_JOBSET) || w->suspended)
+            continue; /* a suspended job's controller makes no pods */
         uint32_t left = succeeded < target ? target - succeeded : 0;
         uint32_t want =
             left < w->podsets[ps].count ? left : w->podsets[ps].count;
@@ -348,8 +348,17 @@ static int sim_evict(void *data, struct pod *p)
     return 0;
 }
 
-static const struct backend_ops sim_backend = {.bind = sim_bind,
-                                               .evict = sim_evict};
+/* The emulated Job/JobSet controllers read the workload's `suspended`,
+ * which the cycle cleared: nothing else to do. */
+static int sim_resume(void *data, struct workload *w)
+{
+    (void)data;
+    LOG_V(2, "resume job wl=\"%s\"", w->key);
+    return 0;
+}
+
+static const struct backend_ops sim_backend = {
+    .bind = sim_bind, .evict = sim_evict, .resume = sim_resume};
 
 /* Files an object in the cluster at the current time. */
 static int sim_add(struct sim *sm, struct object *o)

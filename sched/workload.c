@@ -161,7 +161,7 @@ int workload_add_owner(struct cluster *c, struct object *o)
     struct workload *w = NULL;
     if (o->kind == OBJ_JOB) {
         const struct job_spec *js = &o->u.job.spec;
-        if (js->suspend || !template_is_ours(&js->template.spec))
+        if (!template_is_ours(&js->template.spec))
             return 0;
         w = wl_new(c, key, WL_JOB, o, 1);
         if (!w || podset_init(&w->podsets[0], "main",
@@ -169,9 +169,10 @@ int workload_add_owner(struct cluster *c, struct object *o)
                               &js->template.spec) < 0)
             goto oom;
         w->priority = resolve_priority(c, o, &js->template.spec);
+        w->suspended = w->resumes = js->suspend;
     } else {
         const struct jobset *jset = &o->u.jobset;
-        if (jset->suspend || jset->n_replicated_jobs == 0 ||
+        if (jset->n_replicated_jobs == 0 ||
             !template_is_ours(&jset->replicated_jobs[0].spec.template.spec))
             return 0;
         w = wl_new(c, key, WL_JOBSET, o, (uint32_t)jset->n_replicated_jobs);
@@ -198,6 +199,7 @@ int workload_add_owner(struct cluster *c, struct object *o)
             }
         }
         w->priority = resolve_priority(c, o, spec);
+        w->suspended = w->resumes = jset->suspend;
     }
     return wl_insert(c, w);
 oom:
@@ -467,6 +469,9 @@ uint32_t workload_pending_pods(const struct workload *w, uint32_t ps)
 
 bool workload_ready(const struct workload *w)
 {
+    /* A suspended job has no pods yet: admission resumes it. */
+    if (w->suspended)
+        return true;
     /* A pod group is complete when all its pods exist (pods that failed or
      * were evicted do not count: replacements take their place). */
     if (w->kind == WL_POD_GROUP) {
