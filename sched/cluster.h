@@ -50,6 +50,7 @@ struct pod {
     struct object *obj;
     struct workload *wl; /* NULL when not Ordo's */
     uint32_t podset;
+    uint32_t child; /* simulator: the JobSet replica (child Job) it is of */
     struct node *node;
     /* The node it was last bound to, kept when it goes (for the report). */
     const struct node *ran_on;

@@ -220,14 +220,104 @@ static uint32_t podset_target(const struct workload *w, uint32_t ps)
 
 static int sim_add(struct sim *sm, struct object *o);
 
+/* A JobSet's replicated job ps is `replicas` child Jobs, each making
+ * `parallelism` pods at a time until `completions` of them succeeded. */
+struct child_counts {
+    uint32_t replicas, parallelism, completions;
+    uint32_t *active, *succeeded; /* per child */
+};
+
+static int child_counts(const struct workload *w, uint32_t ps,
+                        struct child_counts *ret)
+{
+    const struct replicated_job *rj = &w->top->u.jobset.replicated_jobs[ps];
+    ret->replicas = (uint32_t)rj->replicas;
+    ret->parallelism = (uint32_t)rj->spec.parallelism;
+    ret->completions = rj->spec.has_completions ? (uint32_t)rj->spec.completions
+                                                : ret->parallelism;
+    ret->active = calloc(ret->replicas + 1, sizeof(uint32_t));
+    ret->succeeded = calloc(ret->replicas + 1, sizeof(uint32_t));
+    if (!ret->active || !ret->succeeded) {
+        free(ret->active);
+        free(ret->succeeded);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < w->n_pods; i++) {
+        const struct pod *p = w->pods[i];
+        if (p->podset != ps || p->child >= ret->replicas)
+            continue;
+        if (p->state == PODSTATE_SUCCEEDED)
+            ret->succeeded[p->child]++;
+        else if (p->state != PODSTATE_FAILED)
+            ret->active[p->child]++;
+    }
+    return 0;
+}
+
+static void child_counts_release(struct child_counts *cc)
+{
+    free(cc->active);
+    free(cc->succeeded);
+}
+
+
+
 /* Pods of pod set ps that will never be needed again: count minus the
  * completions still to come. */
 static uint32_t podset_reclaimable(const struct workload *w, uint32_t ps)
 {
+    if (w->kind == WL_JOBSET) {
+        /* Kueue (JobSet.ReclaimablePods): parallelism pods per child Job
+         * that succeeded; a running child gives nothing back. */
+        struct child_counts cc;
+        if (child_counts(w, ps, &cc) < 0)
+            return w->podsets[ps].reclaimable;
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < cc.replicas; j++)
+            if (cc.succeeded[j] >= cc.completions)
+                n += cc.parallelism;
+        child_counts_release(&cc);
+        return n < w->podsets[ps].count ? n : w->podsets[ps].count;
+    }
     uint32_t active, succeeded, target = podset_target(w, ps);
     podset_counts(w, ps, &active, &succeeded);
     uint32_t left = succeeded < target ? target - succeeded : 0;
     return left < w->podsets[ps].count ? w->podsets[ps].count - left : 0;
+}
+
+/* The JobSet controller for replicated job ps: each child Job keeps
+ * min(parallelism, completions left) pods until its completions. */
+static int reconcile_jobset(struct sim *sm, struct workload *w, uint32_t ps)
+{
+    const struct replicated_job *r = &w->top->u.jobset.replicated_jobs[ps];
+    struct child_counts cc;
+    if (child_counts(w, ps, &cc) < 0)
+        return -ENOMEM;
+    int ret = 0;
+    for (uint32_t j = 0; j < cc.replicas && ret == 0; j++) {
+        uint32_t left = cc.succeeded[j] < cc.completions
+                            ? cc.completions - cc.succeeded[j]
+                            : 0;
+        uint32_t want = left < cc.parallelism ? left : cc.parallelism;
+        for (uint32_t a = cc.active[j]; a < want && ret == 0; a++) {
+            char name[512];
+            snprintf(name, sizeof(name), "%s-%s-%zu", w->top->meta.name,
+                     r->name, w->n_pods);
+            struct object *pod =
+                make_pod(w->top, &r->spec.template.meta, &r->spec.template.spec,
+                         name, r->name);
+            if (!pod) {
+                ret = -ENOMEM;
+                break;
+            }
+            size_t before = w->n_pods;
+            ret = sim_add(sm, pod);
+            if (ret == 0 && w->n_pods > before)
+                w->pods[w->n_pods - 1]->child = j;
+        }
+    }
+    child_counts_release(&cc);
+    return ret;
 }
 
 /* The Job/JobSet controller: keeps `count` pods running until the pod set
@@ -244,6 +334,12 @@ static int reconcile(struct sim *sm, struct workload *w)
             done = false;
         if ((w->kind != WL_JOB && w->kind != WL_JOBSET) || w->suspended)
             continue; /* a suspended job's controller makes no pods */
+        if (w->kind == WL_JOBSET) {
+            int r = reconcile_jobset(sm, w, ps);
+            if (r < 0)
+                return r;
+            continue;
+        }
         uint32_t left = succeeded < target ? target - succeeded : 0;
         uint32_t want =
             left < w->podsets[ps].count ? left : w->podsets[ps].count;
