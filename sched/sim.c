@@ -260,8 +260,6 @@ static void child_counts_release(struct child_counts *cc)
     free(cc->succeeded);
 }
 
-
-
 /* Pods of pod set ps that will never be needed again: count minus the
  * completions still to come. */
 static uint32_t podset_reclaimable(const struct workload *w, uint32_t ps)
