@@ -341,26 +341,14 @@ static int reconcile(struct sim *sm, struct workload *w)
         uint32_t left = succeeded < target ? target - succeeded : 0;
         uint32_t want =
             left < w->podsets[ps].count ? left : w->podsets[ps].count;
+        /* A Job: count pods at a time until its completions. */
+        const struct pod_template *tpl = &w->top->u.job.spec.template;
         while (active < want) {
             char name[512];
-            const struct object_meta *tmeta;
-            const struct pod_spec *tspec;
-            const char *rj = NULL;
-            if (w->kind == WL_JOB) {
-                tmeta = &w->top->u.job.spec.template.meta;
-                tspec = &w->top->u.job.spec.template.spec;
-                snprintf(name, sizeof(name), "%s-%zu", w->top->meta.name,
-                         w->n_pods);
-            } else {
-                const struct replicated_job *r =
-                    &w->top->u.jobset.replicated_jobs[ps];
-                tmeta = &r->spec.template.meta;
-                tspec = &r->spec.template.spec;
-                rj = r->name;
-                snprintf(name, sizeof(name), "%s-%s-%zu", w->top->meta.name,
-                         r->name, w->n_pods);
-            }
-            struct object *pod = make_pod(w->top, tmeta, tspec, name, rj);
+            snprintf(name, sizeof(name), "%s-%zu", w->top->meta.name,
+                     w->n_pods);
+            struct object *pod =
+                make_pod(w->top, &tpl->meta, &tpl->spec, name, NULL);
             if (!pod)
                 return -ENOMEM;
             int r = sim_add(sm, pod);

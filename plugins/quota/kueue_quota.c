@@ -125,11 +125,18 @@ struct flavor_eval {
 };
 
 /* Kueue's Status of one pod set: a reason per (flavor, resource) that does
- * not fit, sorted and joined when reported ("couldn't assign flavors to pod
- * set main: insufficient quota for cpu in flavor a, ..., insufficient
- * unused quota for cpu in flavor b, 1 more needed"). Cycle memory. */
+ * not fit, or per flavor the pod set cannot use, sorted and joined when
+ * reported ("couldn't assign flavors to pod set main: insufficient quota for
+ * cpu in flavor a, ..., insufficient unused quota for cpu in flavor b, 1
+ * more needed"). Kept as data and worded only when reported: most reasons
+ * belong to groups that fit in the end and are dropped. Cycle memory. */
+struct reason {
+    const struct ordo_flavor *mismatch; /* set: the pod set cannot use it */
+    struct why why;                     /* else: this resource of it */
+};
+
 struct reasons {
-    char **v;
+    struct reason *v;
     uint32_t n, cap;
 };
 
@@ -328,53 +335,49 @@ fit_resource(const struct ordo_host *h, struct ordo_cycle *cy,
     return (struct gmode){M_NOCAND, level};
 }
 
-/* Adds Kueue's wording of w to rs (dropped when rs is full or memory is
- * short: a reason is for people). */
-static void add_reason(const struct ordo_host *h, struct ordo_cycle *cy,
-                       struct reasons *rs, const struct why *w)
+/* Records why (flavor, resource) does not fit (dropped when rs is full: a
+ * reason is for people). */
+static void add_reason(struct reasons *rs, const struct why *w)
 {
-    char a[QTY_MAX], b[QTY_MAX], c[QTY_MAX], msg[320];
-    if (!rs || rs->n >= rs->cap || !w->kind)
-        return;
-    const char *r = res_name(h, w->id);
-    const char *f = h->flavor_name(w->f);
-    int len;
-    if (w->kind == WHY_MAX)
-        len = snprintf(msg, sizeof(msg),
-                       "insufficient quota for %s in flavor %s, previously "
-                       "considered podsets requests (%s) + current podset "
-                       "request (%s) > maximum capacity (%s)",
-                       r, f, qty(h, w->id, w->prev, a),
-                       qty(h, w->id, w->need, b), qty(h, w->id, w->limit, c));
-    else
-        len = snprintf(msg, sizeof(msg),
-                       "insufficient unused quota for %s in flavor %s, %s "
-                       "more needed",
-                       r, f, qty(h, w->id, w->more, a));
-    if (len < 0)
-        return;
-    if ((size_t)len >= sizeof(msg))
-        len = (int)sizeof(msg) - 1;
-    char *copy = h->cycle_alloc(cy, (size_t)len + 1);
-    if (!copy)
-        return;
-    memcpy(copy, msg, (size_t)len);
-    copy[len] = '\0';
-    rs->v[rs->n++] = copy;
+    if (rs && rs->n < rs->cap && w->kind)
+        rs->v[rs->n++] = (struct reason){.why = *w};
 }
 
-/* Adds a reason given as text (NULL: none). */
-static void add_reason_text(const struct ordo_host *h, struct ordo_cycle *cy,
-                            struct reasons *rs, const char *text)
+/* Records that the pod set cannot use flavor f. */
+static void add_mismatch(struct reasons *rs, const struct ordo_flavor *f)
 {
-    if (!rs || !text || rs->n >= rs->cap)
+    if (rs && rs->n < rs->cap)
+        rs->v[rs->n++] = (struct reason){.mismatch = f};
+}
+
+/* Kueue's wording of r into buf. */
+static void word_reason(const struct ordo_host *h,
+                        const struct ordo_workload *wl, uint32_t ps,
+                        const struct reason *r, char *buf, size_t size)
+{
+    char a[QTY_MAX], b[QTY_MAX], c[QTY_MAX];
+    const struct why *w = &r->why;
+    buf[0] = '\0';
+    if (r->mismatch) {
+        if (!h->ps_flavor_mismatch(wl, ps, r->mismatch, buf, size))
+            snprintf(buf, size, "flavor %s doesn't match the pod set",
+                     h->flavor_name(r->mismatch));
         return;
-    size_t len = strlen(text);
-    char *copy = h->cycle_alloc(cy, len + 1);
-    if (!copy)
-        return;
-    memcpy(copy, text, len + 1);
-    rs->v[rs->n++] = copy;
+    }
+    const char *res = res_name(h, w->id);
+    const char *f = h->flavor_name(w->f);
+    if (w->kind == WHY_MAX)
+        snprintf(buf, size,
+                 "insufficient quota for %s in flavor %s, previously "
+                 "considered podsets requests (%s) + current podset "
+                 "request (%s) > maximum capacity (%s)",
+                 res, f, qty(h, w->id, w->prev, a), qty(h, w->id, w->need, b),
+                 qty(h, w->id, w->limit, c));
+    else
+        snprintf(buf, size,
+                 "insufficient unused quota for %s in flavor %s, %s more "
+                 "needed",
+                 res, f, qty(h, w->id, w->more, a));
 }
 
 static bool reasons_init(const struct ordo_host *h, struct ordo_cycle *cy,
@@ -411,14 +414,26 @@ static void report_reasons(const struct ordo_host *h, struct ordo_cycle *cy,
         struct reasons *r = &rs[ps];
         if (!r->v || r->n == 0)
             continue;
-        qsort(r->v, r->n, sizeof(*r->v), cmp_str);
+        char **words = h->cycle_alloc(cy, r->n * sizeof(*words));
+        if (!words)
+            break;
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < r->n; i++) {
+            char buf[320];
+            word_reason(h, wl, ps, &r->v[i], buf, sizeof(buf));
+            size_t blen = strlen(buf);
+            if (!blen || !(words[n] = h->cycle_alloc(cy, blen + 1)))
+                continue;
+            memcpy(words[n++], buf, blen + 1);
+        }
+        qsort(words, n, sizeof(*words), cmp_str);
         int k = snprintf(msg + len, sizeof(msg) - len,
                          "%scouldn't assign flavors to pod set %s: ",
                          len ? "; " : "", h->ps_name(wl, ps));
-        for (uint32_t i = 0; k >= 0 && i < r->n; i++) {
+        for (uint32_t i = 0; k >= 0 && i < n; i++) {
             len = strnlen(msg, sizeof(msg));
             k = snprintf(msg + len, sizeof(msg) - len, "%s%s", i ? ", " : "",
-                         r->v[i]);
+                         words[i]);
         }
         len = strnlen(msg, sizeof(msg));
     }
@@ -451,7 +466,7 @@ static void flavor_mode(const struct ordo_host *h, struct ordo_cycle *cy,
         /* Kueue reports every resource that does not fit, also past the
          * first NoFit one, which decided the flavor already. */
         if (m.mode < M_FIT)
-            add_reason(h, cy, rs, &why);
+            add_reason(rs, &why);
         if (nofit)
             continue;
         if (is_preferred(ev->rep, m, pol->preference))
@@ -498,9 +513,7 @@ assign_group(const struct ordo_host *h, struct ordo_cycle *cy,
     for (uint32_t fi = 0; fi < n_flavors; fi++) {
         const struct ordo_flavor *f = h->cq_group_flavor(cq, g, fi);
         if (!h->ps_matches_flavor(wl, ps, f)) {
-            char why[256];
-            add_reason_text(h, cy, &gr,
-                            h->ps_flavor_mismatch(wl, ps, f, why, sizeof(why)));
+            add_mismatch(&gr, f);
             continue;
         }
         any_eligible = true;
