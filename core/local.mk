@@ -8,6 +8,7 @@ core_libordo_core_la_SOURCES = \
 	%reldir%/log.c %reldir%/log.h \
 	%reldir%/resid.c %reldir%/resid.h \
 	%reldir%/duration.c %reldir%/duration.h \
+	%reldir%/satmath.h \
 	%reldir%/quantity.c %reldir%/quantity.h \
 	%reldir%/resources.c %reldir%/resources.h \
 	%reldir%/labels.c %reldir%/labels.h \

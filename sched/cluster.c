@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "resid.h"
+#include "satmath.h"
 #include "workload.h"
 
 const char *wl_kind_name(enum wl_kind k)
@@ -245,7 +246,7 @@ int64_t node_free(const struct node *n, int32_t id)
 {
     if (id < 0 || id >= n->n_ids)
         return 0;
-    return n->alloc[id] - n->used[id];
+    return sat_sub64(n->alloc[id], n->used[id]);
 }
 
 int64_t pod_request(const struct pod *p, int32_t id)
@@ -258,7 +259,7 @@ int node_charge(struct node *n, const struct pod *p, int sign)
     if (node_fit_ids(n) < 0)
         return -ENOMEM;
     for (int32_t id = 0; id < p->n_ids && id < n->n_ids; id++)
-        n->used[id] += sign * p->request[id];
+        n->used[id] = sat_add64(n->used[id], sign * p->request[id]);
     return 0;
 }
 
@@ -484,7 +485,8 @@ static void charge_slot(struct cq *q, uint32_t g, uint32_t fi, uint32_t ri,
     if (i >= 0)
         qtree_add_usage(q->qnode, i, delta);
     else
-        grp->usage[fi * grp->n_res + ri] += delta;
+        grp->usage[fi * grp->n_res + ri] =
+            sat_add64(grp->usage[fi * grp->n_res + ri], delta);
 }
 
 void cq_charge(struct cq *q, const struct workload *wl, int sign)
@@ -492,8 +494,8 @@ void cq_charge(struct cq *q, const struct workload *wl, int sign)
     for (uint32_t k = 0; k < wl->n_charges; k++) {
         const struct wl_charge *ch = &wl->charges[k];
         const struct podset *s = &wl->podsets[ch->ps];
-        int64_t delta =
-            sign * (int64_t)(s->count - s->reclaimable) * ch->per_pod;
+        int64_t delta = sat_mul64(
+            (int64_t)sign * (int64_t)(s->count - s->reclaimable), ch->per_pod);
         int i = q->qnode ? qtree_fr(q->qnode->tree, ch->flavor, ch->res) : -1;
         if (i >= 0) {
             /* Through the tree, even where q no longer lists the pair. */

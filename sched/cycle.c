@@ -24,6 +24,7 @@
 #include "preempt.h"
 #include "queue.h"
 #include "resid.h"
+#include "satmath.h"
 #include "workload.h"
 
 /* Cycles run at one instant until one admits nothing; this bounds them
@@ -111,7 +112,8 @@ bool cycle_entry_usage(struct ordo_cycle *cy, struct entry *e, char *why,
                          resid_name(id), s->name);
                 return false;
             }
-            e->usage[fr] += (int64_t)s->count * per_pod;
+            e->usage[fr] = sat_add64(
+                e->usage[fr], sat_mul64((int64_t)s->count, per_pod));
         }
     }
     return true;

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "place.h"
 #include "resid.h"
+#include "satmath.h"
 #include "workload.h"
 
 /* Runs every PLACE plugin on (pod set, node): returns the weighted score,
@@ -21,7 +22,8 @@ static int64_t place_score(struct ordo_cycle *cy, struct workload *wl,
     const struct ordo_workload *ow = (const struct ordo_workload *)wl;
     /* The host's own fit check first: never bind past allocatable. */
     for (int32_t id = 0; id < pod->n_ids; id++) {
-        if (pod->request[id] > 0 && pod->request[id] > node_free(n, id)) {
+        if (pod->request[id] > 0 &&
+            !sat_fits(pod->request[id], node_free(n, id))) {
             snprintf(cy->reason, sizeof(cy->reason), "node %s: insufficient %s",
                      n->name, resid_name(id));
             return -1;

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "place.h"
 #include "preempt.h"
+#include "satmath.h"
 #include "workload.h"
 
 /* Charges (sign 1) or releases (-1) a preemptor's usage on its
@@ -22,9 +23,16 @@ void preempt_hold_usage(const struct qtree *t, struct entry *e, int sign)
     struct qnode *qn = e->wl->cq ? e->wl->cq->qnode : NULL;
     if (!qn || !e->usage)
         return;
-    for (uint32_t i = 0; i < t->n_fr; i++)
-        if (e->usage[i] > 0)
-            qtree_add_usage(qn, (int)i, sign * e->usage[i]);
+    for (uint32_t i = 0; i < t->n_fr; i++) {
+        if (e->usage[i] <= 0)
+            continue;
+        /* Held usage is given back exactly: never more than can be
+         * counted (a saturated need from a QUOTA plugin that answered
+         * PREEMPT for it). */
+        if (sign > 0 && e->usage[i] > qtree_headroom(qn, (int)i))
+            e->usage[i] = qtree_headroom(qn, (int)i);
+        qtree_add_usage(qn, (int)i, sign * e->usage[i]);
+    }
     e->reserved = sign > 0;
 }
 
@@ -49,11 +57,13 @@ void preempt_reserve(struct ordo_cycle *cy, struct entry *e)
         int64_t want = e->usage[i], used = qnode_usage(qn, (int)i);
         if (want <= 0)
             continue;
-        int64_t room = qn->nominal[i] - used;
+        int64_t room = sat_sub64(qn->nominal[i], used);
         if (e->borrowing > 0)
             room = qn->borrowing_limit[i] == QUOTA_UNSET
                        ? want
-                       : qn->nominal[i] + qn->borrowing_limit[i] - used;
+                       : sat_sub64(sat_add64(qn->nominal[i],
+                                             qn->borrowing_limit[i]),
+                                   used);
         e->usage[i] = room < want ? (room > 0 ? room : 0) : want;
     }
     preempt_hold_usage(t, e, 1);

@@ -9,6 +9,7 @@
 
 #include "cluster.h"
 #include "resid.h"
+#include "satmath.h"
 
 /* ---- saturating arithmetic: QUOTA_INF stays infinite ---------------------- */
 
@@ -432,7 +433,9 @@ void qtree_add_usage(struct qnode *n, int i, int64_t val)
             int64_t stored = sat_sub(usage, lq);
             pass = stored > 0 ? -min64(-val, stored) : 0;
         }
-        set_usage(n, i, sat_add(usage, val));
+        /* Usage is a count, not a quota: exact, never infinite (the fit
+         * checks keep it below SAT_MAX; see headroom). */
+        set_usage(n, i, sat_add64(usage, val));
         if (n->in_cycle)
             return;
         n = n->parent;
@@ -442,14 +445,29 @@ void qtree_add_usage(struct qnode *n, int i, int64_t val)
 
 /* ---- Available, PotentialAvailable, borrowing ---------------------------- */
 
-static int64_t available(const struct qnode *n, int i, int depth)
+/* Kueue's Available of node n for FR i, and in *ret_room how much n's
+ * usage may grow by before a node on its path (where qtree_add_usage would
+ * carry it) reaches SAT_MAX: huge quotas saturate to QUOTA_INF, but usage
+ * is a count and must stay countable. One walk for both. */
+static int64_t available(const struct qnode *n, int i, int depth,
+                         int64_t *ret_room)
 {
     int64_t usage = qnode_usage(n, i);
-    if (!n->parent || depth > 64 || n->parent->in_cycle)
-        return sat_sub(n->subtree[i], usage);
+    int64_t own = sat_sub64(SAT_MAX - 1, max64(0, usage));
     int64_t lq = qnode_local_quota(n, i);
     int64_t local_avail = max64(0, sat_sub(lq, usage));
-    int64_t from_parent = available(n->parent, i, depth + 1);
+    if (!n->parent || depth > 64 || n->parent->in_cycle) {
+        *ret_room = own;
+        if (n->parent && depth <= 64 && !n->in_cycle) {
+            int64_t pu = max64(0, qnode_usage(n->parent, i));
+            *ret_room = min64(own, sat_add64(local_avail,
+                                             sat_sub64(SAT_MAX - 1, pu)));
+        }
+        return sat_sub(n->subtree[i], usage);
+    }
+    int64_t parent_room;
+    int64_t from_parent = available(n->parent, i, depth + 1, &parent_room);
+    *ret_room = min64(own, sat_add64(local_avail, parent_room));
     if (n->borrowing_limit[i] != QUOTA_UNSET) {
         int64_t cap = sat_add(sat_sub(sat_sub(n->subtree[i], lq),
                                       max64(0, sat_sub(usage, lq))),
@@ -459,9 +477,18 @@ static int64_t available(const struct qnode *n, int i, int depth)
     return sat_add(local_avail, from_parent);
 }
 
+int64_t qtree_headroom(const struct qnode *n, int i)
+{
+    int64_t room;
+    available(n, i, 0, &room);
+    return max64(0, room);
+}
+
 int64_t qtree_available(const struct qnode *n, int i)
 {
-    return max64(0, available(n, i, 0));
+    int64_t room;
+    int64_t v = available(n, i, 0, &room);
+    return max64(0, min64(v, room));
 }
 
 int qtree_first_short(const struct qnode *n, const int64_t *need,
@@ -470,8 +497,9 @@ int qtree_first_short(const struct qnode *n, const int64_t *need,
     for (uint32_t i = 0; i < n->tree->n_fr; i++) {
         if (need[i] <= 0)
             continue;
-        if (need[i] > qtree_available(n, (int)i) ||
-            (!allow_borrowing && qnode_usage(n, (int)i) + need[i] > n->nominal[i]))
+        if (!sat_fits(need[i], qtree_available(n, (int)i)) ||
+            (!allow_borrowing &&
+             sat_add64(qnode_usage(n, (int)i), need[i]) > n->nominal[i]))
             return (int)i;
     }
     return -1;

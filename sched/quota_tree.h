@@ -95,8 +95,12 @@ int64_t qnode_usage(const struct qnode *n, int i);
 void qtree_add_usage(struct qnode *cq_node, int i, int64_t val);
 
 /* Kueue's Available(cq, fr): what the CQ can still take now, borrowing
- * included (>= 0). */
+ * included (>= 0), and never more than qtree_headroom. */
 int64_t qtree_available(const struct qnode *n, int i);
+/* How much usage of CQ node n on FR i may grow by before a node on its
+ * path would reach INT64_MAX (usage is counted exactly, never saturated);
+ * qtree_available is never more. */
+int64_t qtree_headroom(const struct qnode *n, int i);
 /* Kueue's workloadFits: need[fr] (over every FR of the tree) fits CQ node
  * n now, every FR within Available and, without borrowing, usage + need
  * within nominal. Returns -1 when it fits, else the first FR that does

@@ -111,14 +111,16 @@ static enum ordo_verdict resource_fit_filter(void *self, struct ordo_cycle *cy,
         if (milli <= 0)
             continue;
         int64_t free_milli = h->node_free(cy, node, id);
-        if (milli <= free_milli)
+        /* INT64_MAX is a saturated (uncountable) request: it never fits. */
+        if (milli != INT64_MAX && milli <= free_milli)
             continue;
         const char *r = res_name(h, id);
         char a[QTY_MAX], b[QTY_MAX];
         h->reason(cy, "node %s: insufficient %s (needs %s, free %s)", name, r,
                   qty(h, id, milli, a), qty(h, id, free_milli, b));
         /* Preemption cannot make room beyond what the node has at all. */
-        return milli > h->node_allocatable(node, id) ? ORDO_UNRESOLVABLE
+        return milli == INT64_MAX || milli > h->node_allocatable(node, id)
+                   ? ORDO_UNRESOLVABLE
                                                      : ORDO_UNSCHEDULABLE;
     }
     return ORDO_OK;

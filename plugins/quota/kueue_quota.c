@@ -12,6 +12,7 @@
  * val = count * request + what the workload's earlier pod sets already took
  * on (flavor, r):
  *
+ *   val saturated (INT64_MAX)           NoFit (too large to count)
  *   val > PotentialAvailable            NoFit (exceeds maximum capacity)
  *   val <= Available                    Fit, borrowing level of val
  *   else, when preemption is worth it:
@@ -102,7 +103,8 @@ struct taken_list {
 enum why_kind {
     WHY_NONE = 0,
     WHY_UNUSED = 1, /* insufficient unused quota (Kueue: WaitingForQuota) */
-    WHY_MAX = 2     /* above maximum capacity (Kueue: ExceedsMaxQuota) */
+    WHY_MAX = 2,    /* above maximum capacity (Kueue: ExceedsMaxQuota) */
+    WHY_UNCOUNTABLE = 3 /* the request saturates int64 milli-units */
 };
 
 struct why {
@@ -289,6 +291,12 @@ fit_resource(const struct ordo_host *h, struct ordo_cycle *cy,
     int64_t val = sat_add(prev, need);
     int64_t potential = h->cq_potential_available(cy, cq, f, id);
     *why = (struct why){.f = f, .id = id, .prev = prev, .need = need};
+    if (val == INT64_MAX) {
+        /* Saturated: too large to count, so it never fits, not even an
+         * unlimited (saturated) quota. */
+        why->kind = WHY_UNCOUNTABLE;
+        return (struct gmode){M_NOFIT, 0};
+    }
     if (val > potential) {
         why->kind = WHY_MAX;
         why->limit = potential;
@@ -366,7 +374,12 @@ static void word_reason(const struct ordo_host *h,
     }
     const char *res = res_name(h, w->id);
     const char *f = h->flavor_name(w->f);
-    if (w->kind == WHY_MAX)
+    if (w->kind == WHY_UNCOUNTABLE)
+        snprintf(buf, size,
+                 "insufficient quota for %s in flavor %s, the request is too "
+                 "large to count (more than %s)",
+                 res, f, qty(h, w->id, INT64_MAX, a));
+    else if (w->kind == WHY_MAX)
         snprintf(buf, size,
                  "insufficient quota for %s in flavor %s, previously "
                  "considered podsets requests (%s) + current podset "

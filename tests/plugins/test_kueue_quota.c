@@ -1036,6 +1036,8 @@ static void test_representative_mode_follows_preference(void **state)
     expect(state, &wl, false, ORDO_QUOTA_FIT, &spot, 0, NULL);
 }
 
+/* count x request saturates at INT64_MAX: too large to count, it never
+ * fits, not even a quota that saturates too (a cohort of INT64_MAX). */
 static void test_huge_requests_saturate(void **state)
 {
     struct ordo_cq cq = {
@@ -1048,15 +1050,23 @@ static void test_huge_requests_saturate(void **state)
         .fr_quotas = {{&on_demand, "cpu", .cohort_nominal = INT64_MAX}},
     };
     struct ordo_workload wl = cpu_workload(&cq, UINT32_MAX, INT64_MAX / 2);
-    expect(state, &wl, false, ORDO_QUOTA_FIT, &on_demand, 0, NULL);
+    expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
+           "couldn't assign flavors to pod set main: insufficient quota for "
+           "cpu in flavor on-demand, the request is too large to count (more "
+           "than 9223372036854775807m)");
 
+    /* Just countable (2 x (INT64_MAX / 2)), and past a maximum capacity one
+     * less. */
     cq.cohort = NULL;
-    cq.groups[0].flavors[0].quotas[0].nominal = INT64_MAX - 1;
+    cq.groups[0].flavors[0].quotas[0].nominal = INT64_MAX - 2;
+    wl = cpu_workload(&cq, 2, INT64_MAX / 2);
     expect(state, &wl, false, ORDO_QUOTA_NOFIT, NULL, 0,
            "couldn't assign flavors to pod set main: insufficient quota for "
            "cpu in flavor on-demand, previously considered podsets requests "
-           "(0) + current podset request (9223372036854775807m) > maximum "
-           "capacity (9223372036854775806m)");
+           "(0) + current podset request (9223372036854775806m) > maximum "
+           "capacity (9223372036854775805m)");
+    cq.groups[0].flavors[0].quotas[0].nominal = INT64_MAX - 1;
+    expect(state, &wl, false, ORDO_QUOTA_FIT, &on_demand, 0, NULL);
 }
 
 static void test_cycle_memory_failure(void **state)

@@ -259,6 +259,18 @@ static void test_insufficient(void **state)
     /* A zero request is no constraint. */
     wl.podsets[0].requests[0].milli = 0;
     assert_int_equal(filter(state, &cy, &wl, &n1), ORDO_OK);
+
+    /* A saturated (uncountable) request fits nowhere, not even a node
+     * whose allocatable saturates too. */
+    static const struct ordo_node huge = {
+        .name = "huge",
+        .labels = {{"instance-type", "on-demand"}},
+        .allocatable = {{"cpu", INT64_MAX}, {"memory", INT64_MAX}},
+    };
+    wl = workload(INT64_MAX, GI);
+    assert_int_equal(filter(state, &cy, &wl, &huge), ORDO_UNRESOLVABLE);
+    wl = workload(INT64_MAX - 1, GI);
+    assert_int_equal(filter(state, &cy, &wl, &huge), ORDO_OK);
     mock_cycle_end(&cy);
 }
 

@@ -101,6 +101,42 @@ static void test_flat_cohort(void **state)
     release(&fx);
 }
 
+/* Quotas past int64 milli-units saturate (the cohort's 3 x 9e18m); usage
+ * is counted exactly, so Available stops where a node's usage would reach
+ * INT64_MAX, and a saturated need never fits, not even an infinite quota. */
+static void test_saturation(void **state)
+{
+    struct fixture fx;
+    struct cluster *c = load(&fx, RF CQ("a", "big", "nominalQuota: 9e15")
+                                      CQ("b", "big", "nominalQuota: 9e15")
+                                          CQ("c", "big", "nominalQuota: 9e15"));
+    struct qnode *a = node_of(c, "a"), *b = node_of(c, "b");
+    int i = fr_cpu(c);
+    int64_t *need = calloc(c->tree.n_fr, sizeof(*need));
+    assert_non_null(need);
+    assert_int_equal(a->parent->subtree[i], QUOTA_INF);
+    assert_int_equal(qtree_available(a, i), INT64_MAX - 1);
+    need[i] = INT64_MAX;
+    assert_int_equal(qtree_first_short(a, need, true), i);
+    need[i] = INT64_MAX - 1;
+    assert_int_equal(qtree_first_short(a, need, true), -1);
+    assert_int_equal(qtree_first_short(a, need, false), i);
+    /* a holds 8e18m: the cohort can count 1.2e18m more, in any queue */
+    const int64_t used = 8000000000000000000, left = INT64_MAX - 1 - used;
+    qtree_add_usage(a, i, used);
+    assert_int_equal(qtree_available(a, i), left);
+    assert_int_equal(qtree_available(b, i), left);
+    assert_int_equal(qtree_headroom(b, i), left);
+    need[i] = 2000000000000000000;
+    assert_int_equal(qtree_first_short(b, need, true), i);
+    /* and gives it back exactly */
+    qtree_add_usage(a, i, -used);
+    assert_int_equal(qnode_usage(a, i), 0);
+    assert_int_equal(qnode_usage(a->parent, i), 0);
+    free(need);
+    release(&fx);
+}
+
 static void test_lending_limit(void **state)
 {
     struct fixture fx;
@@ -355,6 +391,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_cohort),
+        cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_unlisted_usage),
         cmocka_unit_test(test_share_cmp),
         cmocka_unit_test(test_lending_limit),
