@@ -25,6 +25,7 @@
 #include "queue.h"
 #include "resid.h"
 #include "satmath.h"
+#include "watchdog.h"
 #include "workload.h"
 
 /* Cycles run at one instant until one admits nothing; this bounds them
@@ -51,8 +52,11 @@ static int nominate(struct ordo_cycle *cy, struct entry *e)
     if (r < 0)
         return r;
     enum ordo_quota_mode mode = ORDO_QUOTA_NOFIT;
+    struct watchdog_mark m;
+    watchdog_enter(&m, qp->desc->name, "assign");
     e->verdict = cycle_verdict(qp->desc->quota->assign(
         qp->self, cy, (const struct ordo_workload *)e->wl, &mode));
+    watchdog_leave(&m);
     e->assign = cy->assign;
     e->borrowing = cy->borrowing;
     if (e->verdict != ORDO_OK) {
@@ -227,8 +231,11 @@ static void not_admitted(struct ordo_cycle *cy, struct entry *e)
     workload_set_reason(wl, "%s", e->reason);
     enum ordo_verdict v =
         e->verdict == ORDO_OK ? ORDO_UNSCHEDULABLE : e->verdict;
+    struct watchdog_mark m;
+    watchdog_enter(&m, qp->desc->name, "on_not_admitted");
     enum ordo_queue_action a = qp->desc->queue->on_not_admitted(
         qp->self, (const struct ordo_workload *)wl, v);
+    watchdog_leave(&m);
     /* A preemptor stays its queue's head whatever the strategy: parking it
      * would move nothing and make the scheduler spin at this instant. */
     if (a == ORDO_QUEUE_NEXT && !wl->preempting) {
@@ -455,6 +462,7 @@ int cycle_run(struct scheduler *s)
     struct entry *entries = NULL;
     if (!cy.scratch)
         return -ENOMEM;
+    watchdog_arm();
     s->cycles++;
     drain_stopped(&cy);
     place_stragglers(&cy);
@@ -583,6 +591,7 @@ out:
         if (entries[i].reserved)
             preempt_hold_usage(&c->tree, &entries[i], -1);
     arena_free(cy.scratch);
+    watchdog_disarm();
     return r < 0 ? r : admitted;
 }
 

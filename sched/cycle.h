@@ -18,7 +18,11 @@ struct ordo_cycle {
     const int64_t *need; /* preemption: what the preemptor takes, per FR */
     const int64_t *short_fr; /* of it, the FRs that do not fit now (> 0):
                                 the ones preemption is for */
-    int sim_removed;     /* what-if removals not yet put back */
+    /* What-if removals (host.c) during a PREEMPT op: its candidates, by
+     * seq, which of them are removed now, and how many. */
+    struct workload *const *sim_cands;
+    bool *sim_out;
+    uint32_t n_sim_cands, sim_removed;
     char reason[REASON_MAX];
 };
 

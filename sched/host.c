@@ -14,6 +14,7 @@
 #include "labels.h"
 #include "log.h"
 #include "plugins.h"
+#include "preempt.h"
 #include "quantity.h"
 #include "resid.h"
 #include "workload.h"
@@ -633,25 +634,6 @@ static bool host_cq_over_nominal_for(struct ordo_cycle *cy,
     return false;
 }
 
-static void host_sim_remove(struct ordo_cycle *cy, const struct ordo_workload *wl)
-{
-    struct workload *w = (struct workload *)WL(wl);
-    if (!cy || w->state != WL_ADMITTED || !w->admitted_cq)
-        return;
-    cq_charge(w->admitted_cq, w, -1);
-    cy->sim_removed++;
-}
-
-static void host_sim_restore(struct ordo_cycle *cy,
-                             const struct ordo_workload *wl)
-{
-    struct workload *w = (struct workload *)WL(wl);
-    if (!cy || w->state != WL_ADMITTED || !w->admitted_cq)
-        return;
-    cq_charge(w->admitted_cq, w, 1);
-    cy->sim_removed--;
-}
-
 static bool host_preemptor_fits(struct ordo_cycle *cy, bool allow_borrowing)
 {
     if (!cy || !cy->need || !cy->wl || !cy->wl->cq || !cy->wl->cq->qnode)
@@ -953,8 +935,8 @@ static const struct ordo_host host = {
     .wl_evicting = host_wl_evicting,
     .cq_same = host_cq_same,
     .cq_over_nominal_for = host_cq_over_nominal_for,
-    .sim_remove = host_sim_remove,
-    .sim_restore = host_sim_restore,
+    .sim_remove = preempt_sim_remove, /* preempt_check.c */
+    .sim_restore = preempt_sim_restore,
     .preemptor_fits = host_preemptor_fits,
     .fs_preemptor_share = host_fs_preemptor_share,
     .fs_target_share = host_fs_target_share,

@@ -7,6 +7,7 @@ sched_libordo_sched_la_SOURCES = \
 	%reldir%/plugin_loader.c %reldir%/plugin_loader.h \
 	%reldir%/sched_config.c %reldir%/sched_config.h \
 	%reldir%/plugins.c %reldir%/plugins.h \
+	%reldir%/watchdog.c %reldir%/watchdog.h \
 	%reldir%/host.c \
 	%reldir%/cluster.c %reldir%/cluster.h \
 	%reldir%/quota_tree.c %reldir%/quota_tree.h \
@@ -14,7 +15,7 @@ sched_libordo_sched_la_SOURCES = \
 	%reldir%/queue.c %reldir%/queue.h \
 	%reldir%/cycle.c %reldir%/cycle.h %reldir%/scheduler.h \
 	%reldir%/place.c %reldir%/place.h \
-	%reldir%/preempt.c %reldir%/preempt.h \
+	%reldir%/preempt.c %reldir%/preempt.h %reldir%/preempt_check.c \
 	%reldir%/sim.c %reldir%/sim.h \
 	%reldir%/kube_evict.c %reldir%/kube_evict.h \
 	%reldir%/sim_report.c %reldir%/sim_plot.c

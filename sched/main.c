@@ -18,6 +18,7 @@
 #include "resid.h"
 #include "sched_config.h"
 #include "sim.h"
+#include "watchdog.h"
 
 enum {
     OPT_VERSION = 1000,
@@ -31,6 +32,7 @@ enum {
     OPT_PLOT,
     OPT_NO_PROGRESS,
     OPT_SIM_CHECK,
+    OPT_CYCLE_TIMEOUT,
 };
 
 struct options {
@@ -40,6 +42,8 @@ struct options {
     bool sim;
     const char *plugin_dir;
     const char *config;
+    bool cycle_timeout_set; /* --cycle-timeout, over cycleTimeout */
+    int64_t cycle_timeout_ns;
     struct sim_options sim_opt;
 };
 
@@ -72,6 +76,10 @@ static void usage(FILE *out)
             "  --no-progress         no progress bar\n"
             "  --sim-check           check invariants after every instant "
             "(exit 1 when one fails)\n"
+            "  --cycle-timeout DUR   abort when a scheduling cycle runs longer "
+            "(default:\n"
+            "                        cycleTimeout of --config, 60s; 0s: "
+            "never)\n"
             "  -v, --v N             log verbosity\n"
             "  -h, --help            this help\n",
             plugin_default_dir());
@@ -145,7 +153,13 @@ static int simulate(const struct options *o, char **paths, int n)
         fprintf(stderr, "ordo-scheduler: %s\n", e.msg);
         goto out;
     }
-    rc = sim_run(&cfg, &plugins, paths, n, &o->sim_opt) < 0 ? 1 : 0;
+    int r = watchdog_start(o->cycle_timeout_set ? o->cycle_timeout_ns
+                                                : cfg.cycle_timeout_ns);
+    if (r < 0)
+        fprintf(stderr, "ordo-scheduler: cycle watchdog: %s\n", strerror(-r));
+    else
+        rc = sim_run(&cfg, &plugins, paths, n, &o->sim_opt) < 0 ? 1 : 0;
+    watchdog_stop();
     plugins_stop(&plugins);
 out:
     config_release(&cfg);
@@ -167,6 +181,7 @@ int main(int argc, char **argv)
         {"plot", required_argument, NULL, OPT_PLOT},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"sim-check", no_argument, NULL, OPT_SIM_CHECK},
+        {"cycle-timeout", required_argument, NULL, OPT_CYCLE_TIMEOUT},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -219,6 +234,17 @@ int main(int argc, char **argv)
             break;
         case OPT_SIM_CHECK:
             o.sim_opt.check = true;
+            break;
+        case OPT_CYCLE_TIMEOUT:
+            if (strchr(optarg, '-') ||
+                duration_parse(optarg, &o.cycle_timeout_ns) < 0) {
+                fprintf(stderr,
+                        "ordo-scheduler: --cycle-timeout: expected a duration "
+                        "like \"30s\" (\"0s\": no watchdog), got \"%s\"\n",
+                        optarg);
+                return 2;
+            }
+            o.cycle_timeout_set = true;
             break;
         case 'v': {
             char *end;

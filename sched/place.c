@@ -10,6 +10,7 @@
 #include "place.h"
 #include "resid.h"
 #include "satmath.h"
+#include "watchdog.h"
 #include "workload.h"
 
 /* Runs every PLACE plugin on (pod set, node): returns the weighted score,
@@ -33,8 +34,11 @@ static int64_t place_score(struct ordo_cycle *cy, struct workload *wl,
     for (size_t i = 0; i < r->n_place; i++) {
         const struct ordo_plugin *p = r->place[i];
         cy->reason[0] = '\0';
+        struct watchdog_mark m;
+        watchdog_enter(&m, p->desc->name, "filter");
         enum ordo_verdict v =
             cycle_verdict(p->desc->place->filter(p->self, cy, ow, ps, on));
+        watchdog_leave(&m);
         if (v == ORDO_SKIP)
             continue;
         if (v != ORDO_OK) {
@@ -46,7 +50,9 @@ static int64_t place_score(struct ordo_cycle *cy, struct workload *wl,
         if (!p->desc->place->score)
             continue;
         int64_t sc = 0;
+        watchdog_enter(&m, p->desc->name, "score");
         v = cycle_verdict(p->desc->place->score(p->self, cy, ow, ps, on, &sc));
+        watchdog_leave(&m);
         if (v == ORDO_OK && sc >= 0 && sc <= 100)
             total += sc * p->weight;
         else if (v != ORDO_SKIP)

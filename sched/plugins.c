@@ -6,6 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "watchdog.h"
+
+/* The largest errno value (Linux's MAX_ERRNO): an init result below
+ * -ERRNO_MAX is no errno. */
+#define ERRNO_MAX 4095
+
 static const struct loaded_plugin *find_loaded(const struct plugin_set *s,
                                                const char *name)
 {
@@ -49,11 +55,19 @@ static int instantiate(struct plugin_registry *r,
     p->args = cfg ? config_plugin_args(cfg, name) : NULL;
     p->weight = 1;
     r->all[r->n_all++] = p;
+    struct watchdog_mark m;
+    watchdog_enter(&m, name, "init");
     int rc = p->desc->init(host_table(), p, &p->self);
-    if (rc < 0)
-        return err_set(e, rc < 0 ? -rc : EINVAL,
-                       "%s: plugin \"%s\" (%s) failed to initialise: %s",
-                       what, name, lp->path, strerror(-rc));
+    watchdog_leave(&m);
+    if (rc < 0 && rc >= -ERRNO_MAX)
+        return err_set(e, -rc,
+                       "%s: plugin \"%s\" (%s) failed to initialise: %s", what,
+                       name, lp->path, strerror(-rc));
+    if (rc < 0) /* -rc may not even be representable */
+        return err_set(e, EINVAL,
+                       "%s: plugin \"%s\" (%s) failed to initialise: init "
+                       "returned %d, not a negative errno",
+                       what, name, lp->path, rc);
     p->initialised = true;
     *ret = p;
     return 0;
@@ -98,8 +112,12 @@ void plugins_stop(struct plugin_registry *r)
         return;
     for (size_t i = r->n_all; i-- > 0;) {
         struct ordo_plugin *p = r->all[i];
-        if (p->initialised && p->desc->fini)
+        if (p->initialised && p->desc->fini) {
+            struct watchdog_mark m;
+            watchdog_enter(&m, p->desc->name, "fini");
             p->desc->fini(p->self);
+            watchdog_leave(&m);
+        }
         free(p);
     }
     plugin_set_release(&r->loaded);

@@ -1,10 +1,13 @@
 /* preempt.c - the host's side of preemption: candidates for the PREEMPT
- * plugin, its verdict checked (victims are candidates, removing them lets
- * the preemptor fit quota and nodes), victims evicted through the backend,
+ * plugin, its verdict checked (what-ifs all put back, victims are
+ * candidates and allowed by the preemptor's ClusterQueue's policy, removing
+ * them lets the preemptor fit quota and nodes, no more of them than needed:
+ * preempt_check.c), victims evicted through the backend,
  * the preemptor's quota and node room held for it, the rules that keep
  * preemptions from looping, and quota held by a head that found nothing to
  * preempt (Kueue's resourcesToReserve). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "place.h"
 #include "preempt.h"
 #include "satmath.h"
+#include "watchdog.h"
 #include "workload.h"
 
 /* Charges (sign 1) or releases (-1) a preemptor's usage on its
@@ -384,11 +388,31 @@ static int by_seq(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* A PREEMPT entry: asks the PREEMPT plugin for victims among the admitted
- * workloads of the preemptor's cohort tree, checks the answer, and evicts.
- * Returns 1 when the preemptor now waits for its victims, 0 when nothing
- * was done (e->reason says why), or a negative errno. */
-int preempt_try(struct ordo_cycle *cy, struct entry *e)
+/* A verdict the host does not accept: nothing is evicted and the entry
+ * goes on as if no victims were found, its reason (the QUOTA plugin's)
+ * followed by "plugin X <what>". Returns 0. */
+static int refuse(struct entry *e, const struct ordo_plugin *pp,
+                  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int refuse(struct entry *e, const struct ordo_plugin *pp,
+                  const char *fmt, ...)
+{
+    char what[REASON_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    size_t len = strnlen(e->reason, sizeof(e->reason) - 1);
+    if (snprintf(e->reason + len, sizeof(e->reason) - len, "%splugin %.63s %s",
+                 len ? "; " : "", pp->desc->name, what) < 0)
+        e->reason[len] = '\0';
+    LOG_V(1, "plugin %s: answer for wl=\"%s\" refused: %s", pp->desc->name,
+          e->wl->key, what);
+    return 0;
+}
+
+/* preempt_try, with cy->need and cy->short_fr left set. */
+static int try_victims(struct ordo_cycle *cy, struct entry *e)
 {
     struct ordo_plugin *pp = cy->s->plugins.preempt;
     struct cluster *c = cy->c;
@@ -424,24 +448,29 @@ int preempt_try(struct ordo_cycle *cy, struct entry *e)
         return 0;
     /* The plugin sees them in creation order, whatever the queues' order. */
     qsort(cands, n, sizeof(*cands), by_seq);
+    bool *out = arena_calloc(cy->scratch, n, sizeof(*out));
+    if (!out)
+        return -ENOMEM;
     uint32_t nv = 0;
     cy->wl = e->wl;
     cy->assign = e->assign;
     cy->need = e->usage;
     cy->short_fr = short_fr;
-    cy->sim_removed = 0;
     cy->reason[0] = '\0';
+    preempt_sim_begin(cy, cands, out, n);
+    struct watchdog_mark m;
+    watchdog_enter(&m, pp->desc->name, "select_victims");
     enum ordo_verdict v = cycle_verdict(pp->desc->preempt->select_victims(
         pp->self, cy, (const struct ordo_workload *)e->wl,
         (const struct ordo_workload *const *)cands, n, picked, &nv));
-    cy->need = NULL;
-    cy->short_fr = NULL;
-    if (cy->sim_removed != 0) {
-        /* The plugin left what-if removals behind: rebuild usage. */
-        LOG_E("plugin %s left %d what-if removals; quota usage rebuilt",
-              pp->desc->name, cy->sim_removed);
-        cluster_rebuild_queues(c);
-        v = ORDO_ERROR;
+    watchdog_leave(&m);
+    uint32_t left = preempt_sim_end(cy);
+    if (left) {
+        /* Put back above; its answer was reached on a wrong snapshot. */
+        LOG_E("plugin %s left %u what-if removal(s) in place; put back, and "
+              "its answer refused",
+              pp->desc->name, left);
+        return refuse(e, pp, "left %u what-if removal(s) in place", left);
     }
     if (v != ORDO_OK || nv == 0) {
         /* Why quota was short (the QUOTA plugin's word), then why
@@ -453,25 +482,28 @@ int preempt_try(struct ordo_cycle *cy, struct entry *e)
             e->reason[len] = '\0'; /* a long reason is cut, not lost */
         return 0;
     }
+    if (nv > n)
+        return refuse(e, pp, "answered %u victims for %u candidates", nv, n);
     struct workload **victims = arena_calloc(cy->scratch, nv, sizeof(*victims));
     if (!victims)
         return -ENOMEM;
     for (uint32_t k = 0; k < nv; k++) {
-        if (picked[k] >= n || cands[picked[k]] == NULL) {
-            snprintf(e->reason, sizeof(e->reason),
-                     "plugin %s chose a victim that is not a candidate (or "
-                     "twice)",
-                     pp->desc->name);
-            return 0;
-        }
+        if (picked[k] >= n || cands[picked[k]] == NULL)
+            return refuse(e, pp,
+                          "chose a victim that is not a candidate (or twice)");
         victims[k] = cands[picked[k]];
         cands[picked[k]] = NULL;
     }
+    char why[REASON_MAX / 2];
+    if (!preempt_check_policy(cy, e, victims, nv, why, sizeof(why)))
+        return refuse(e, pp, "chose %s", why);
     struct pod **hpods = NULL;
     struct node **hnodes = NULL;
     size_t nh = 0;
     if (!preemption_helps(cy, e, victims, nv, &hpods, &hnodes, &nh))
         return 0;
+    if (!preempt_check_set(cy, e, victims, nv, why, sizeof(why)))
+        return refuse(e, pp, "chose %s", why);
     size_t len = 0;
     len += (size_t)snprintf(e->reason, sizeof(e->reason),
                             "waiting for %u preempted workload(s) to go:", nv);
@@ -487,4 +519,16 @@ int preempt_try(struct ordo_cycle *cy, struct entry *e)
     if (remember_assignment(e) < 0)
         return -ENOMEM;
     return hold_room(c, e->wl, hpods, hnodes, nh) < 0 ? -ENOMEM : 1;
+}
+
+/* A PREEMPT entry: asks the PREEMPT plugin for victims among the admitted
+ * workloads of the preemptor's cohort tree, checks the answer, and evicts.
+ * Returns 1 when the preemptor now waits for its victims, 0 when nothing
+ * was done (e->reason says why), or a negative errno. */
+int preempt_try(struct ordo_cycle *cy, struct entry *e)
+{
+    int r = try_victims(cy, e);
+    cy->need = NULL;
+    cy->short_fr = NULL;
+    return r;
 }

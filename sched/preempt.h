@@ -35,4 +35,37 @@ int preempt_place_as_preempted(struct ordo_cycle *cy, struct entry *e,
 void preempt_evict(struct ordo_cycle *cy, struct workload *victim,
                    const char *by, bool preemptor, const char *class);
 
+/* ---- preempt_check.c: the host's checks on the PREEMPT plugin --------- */
+
+/* What-if removals lent to the plugin (host->sim_remove / sim_restore):
+ * only of the op's candidates (cands, n of them, sorted by seq; out is
+ * scratch for n flags), each at most once; a second removal, or a restore
+ * of a workload not removed, is a no-op. */
+void preempt_sim_begin(struct ordo_cycle *cy, struct workload *const *cands,
+                       bool *out, uint32_t n);
+void preempt_sim_remove(struct ordo_cycle *cy, const struct ordo_workload *wl);
+void preempt_sim_restore(struct ordo_cycle *cy, const struct ordo_workload *wl);
+/* Ends the op: puts back what the plugin left removed and returns how
+ * many there were. */
+uint32_t preempt_sim_end(struct ordo_cycle *cy);
+
+/* Kueue's preemption policy of the preemptor's ClusterQueue, re-checked
+ * for each of the n victims the plugin chose, before any is removed:
+ * withinClusterQueue for those of its own ClusterQueue; for the others
+ * reclaimWithinCohort, and their ClusterQueue uses more than its nominal
+ * quota on a (flavor, resource) the preemptor needs (cy->wl, need and
+ * short_fr set). false with why ("victim: rule broken") set. */
+bool preempt_check_policy(struct ordo_cycle *cy, const struct entry *e,
+                          struct workload *const *v, uint32_t n, char *why,
+                          size_t size);
+
+/* After preemption_helps (e->borrows_after known): without fair sharing,
+ * a preemptor still borrowing takes from other ClusterQueues only with
+ * hierarchical advantage or under borrowWithinCohort; and the set is
+ * minimal as Kueue's fill-back leaves it, within Available or within
+ * nominal quota (no victim can be spared). false with why set. */
+bool preempt_check_set(struct ordo_cycle *cy, const struct entry *e,
+                       struct workload *const *v, uint32_t n, char *why,
+                       size_t size);
+
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plugins.h"
+#include "watchdog.h"
 
 int queue_push(struct cq *q, struct workload *w)
 {
@@ -40,11 +41,13 @@ static int queue_cmp(const void *a, const void *b, void *arg)
     const struct ordo_plugin *p = arg;
     const struct ordo_workload *wa = *(const struct ordo_workload *const *)a;
     const struct ordo_workload *wb = *(const struct ordo_workload *const *)b;
-    if (p->desc->queue->less(p->self, wa, wb))
-        return -1;
-    if (p->desc->queue->less(p->self, wb, wa))
-        return 1;
-    return 0;
+    struct watchdog_mark m;
+    watchdog_enter(&m, p->desc->name, "less");
+    int r = p->desc->queue->less(p->self, wa, wb)   ? -1
+            : p->desc->queue->less(p->self, wb, wa) ? 1
+                                                    : 0;
+    watchdog_leave(&m);
+    return r;
 }
 
 void queue_sort(struct cq *q)

@@ -1,6 +1,11 @@
 /* sched_config.c - reading and validating the scheduler configuration file
  * (--config FILE) into struct sched_config; the format is in sched_config.h.
  *
+ * One rule for every plugin slot: absent or null means the default plugin
+ * of that kind; an explicit empty string "" turns the kind off where it is
+ * optional (plugins.preempt only) and is an error naming the field for the
+ * required kinds (queue, quota, place).
+ *
  * The file is parsed into a doc tree (YAML or JSON) that the configuration
  * keeps: names and plugin arguments point into it. Every map of the known
  * structure is checked for unknown keys before its fields are read, so a
@@ -13,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
+
 #define PLUGIN_NAME_MAX 63
 #define WEIGHT_MIN      1
 #define WEIGHT_MAX      100
@@ -23,9 +30,11 @@ static const char DEFAULT_BEST_EFFORT_FIFO[] = "best-effort-fifo";
 static const char DEFAULT_QUOTA[] = "kueue-quota";
 static const char DEFAULT_PREEMPT[] = "kueue-preempt";
 static const char DEFAULT_PLACE[] = "resource-fit";
+#define DEFAULT_CYCLE_TIMEOUT_NS (60LL * 1000000000)
 
 static const char *const top_fields[] = {
-    "apiVersion", "kind", "plugins", "pluginConfig", "fairSharing", NULL};
+    "apiVersion",  "kind",         "plugins", "pluginConfig",
+    "fairSharing", "cycleTimeout", NULL};
 static const char *const plugins_fields[] = {"queue", "quota", "preempt",
                                              "place", NULL};
 static const char *const queue_fields[] = {"strictFIFO", "bestEffortFIFO",
@@ -166,16 +175,27 @@ static int plugin_name(const struct cfg_ctx *c, const struct doc_node *n,
     return 0;
 }
 
-/* Reads the optional plugin name parent.key into *ret (kept when absent or
- * null). */
+/* Reads the plugin name parent.key into *ret: kept (the default) when
+ * absent or null; "" sets NULL where the kind is optional, and is an error
+ * where it is required. */
 static int field_plugin(const struct cfg_ctx *c, const struct doc_node *map,
-                        const char *parent, const char *key, const char **ret)
+                        const char *parent, const char *key, bool optional,
+                        const char **ret)
 {
     char path[PATH_MAX_LEN];
     const struct doc_node *v = field_get(map, key);
     if (!v)
         return 0;
-    return plugin_name(c, v, path_key(path, sizeof(path), parent, key), ret);
+    path_key(path, sizeof(path), parent, key);
+    if (v->type == DOC_SCALAR && v->quoted && v->scalar[0] == '\0') {
+        if (!optional)
+            return cfg_fail(c, v, path,
+                            "must name a plugin (\"\" turns off only "
+                            "plugins.preempt; leave it out for the default)");
+        *ret = NULL;
+        return 0;
+    }
+    return plugin_name(c, v, path, ret);
 }
 
 /* apiVersion and kind must be exactly want. */
@@ -205,26 +225,11 @@ static int load_queue(const struct cfg_ctx *c, const struct doc_node *plugins,
     if ((r = want_type(c, q, path, DOC_MAP)) < 0 ||
         (r = check_fields(c, q, path, queue_fields)) < 0)
         return r;
-    r = field_plugin(c, q, path, "strictFIFO", &cfg->queue_strict_fifo);
+    r = field_plugin(c, q, path, "strictFIFO", false, &cfg->queue_strict_fifo);
     if (r < 0)
         return r;
-    return field_plugin(c, q, path, "bestEffortFIFO",
+    return field_plugin(c, q, path, "bestEffortFIFO", false,
                         &cfg->queue_best_effort_fifo);
-}
-
-/* plugins.preempt: a plugin name, or "" or null for none. */
-static int load_preempt(const struct cfg_ctx *c, const struct doc_node *plugins,
-                        struct sched_config *cfg)
-{
-    const struct doc_node *raw = plugins ? doc_map_get(plugins, "preempt") : NULL;
-    const struct doc_node *v = field_get(plugins, "preempt");
-    if (!raw)
-        return 0; /* absent: the default */
-    if (!v || (v->type == DOC_SCALAR && v->quoted && v->scalar[0] == '\0')) {
-        cfg->preempt = NULL; /* "" or null: no preemption */
-        return 0;
-    }
-    return plugin_name(c, v, "plugins.preempt", &cfg->preempt);
 }
 
 static int load_place_item(const struct cfg_ctx *c, const struct doc_node *item,
@@ -308,8 +313,8 @@ static int load_plugins(const struct cfg_ctx *c, const struct doc_node *root,
     if ((r = want_type(c, p, path, DOC_MAP)) < 0 ||
         (r = check_fields(c, p, path, plugins_fields)) < 0 ||
         (r = load_queue(c, p, cfg)) < 0 ||
-        (r = field_plugin(c, p, path, "quota", &cfg->quota)) < 0 ||
-        (r = load_preempt(c, p, cfg)) < 0)
+        (r = field_plugin(c, p, path, "quota", false, &cfg->quota)) < 0 ||
+        (r = field_plugin(c, p, path, "preempt", true, &cfg->preempt)) < 0)
         return r;
     return load_place(c, p, cfg);
 }
@@ -425,6 +430,30 @@ static int load_fair_sharing(const struct cfg_ctx *c,
     return 0;
 }
 
+/* cycleTimeout: a Go duration; "0s" turns the watchdog off. */
+static int load_cycle_timeout(const struct cfg_ctx *c,
+                              const struct doc_node *root,
+                              struct sched_config *cfg)
+{
+    const struct doc_node *v = field_get(root, "cycleTimeout");
+    if (!v)
+        return 0;
+    int r = v->type == DOC_SCALAR && !strchr(v->scalar, '-')
+                ? duration_parse(v->scalar, &cfg->cycle_timeout_ns)
+                : -EINVAL;
+    if (r == -ERANGE)
+        return cfg_fail(c, v, "cycleTimeout", "duration \"%s\" is too long",
+                        v->scalar);
+    if (r < 0)
+        return cfg_fail(c, v, "cycleTimeout",
+                        "expected a duration like \"30s\" (\"0s\": no "
+                        "watchdog), got %s%s%s",
+                        v->type == DOC_SCALAR ? "\"" : "a ",
+                        v->type == DOC_SCALAR ? v->scalar : doc_type_name(v),
+                        v->type == DOC_SCALAR ? "\"" : "");
+    return 0;
+}
+
 /* Validates the parsed cfg->doc into cfg (which holds the defaults). */
 static int load_doc(struct sched_config *cfg, struct err *e)
 {
@@ -447,7 +476,8 @@ static int load_doc(struct sched_config *cfg, struct err *e)
         (r = check_header(&c, root, "kind", CONFIG_KIND)) < 0 ||
         (r = check_fields(&c, root, NULL, top_fields)) < 0 ||
         (r = load_plugins(&c, root, cfg)) < 0 ||
-        (r = load_plugin_config(&c, root, cfg)) < 0)
+        (r = load_plugin_config(&c, root, cfg)) < 0 ||
+        (r = load_cycle_timeout(&c, root, cfg)) < 0)
         return r;
     return load_fair_sharing(&c, root, cfg);
 }
@@ -466,6 +496,7 @@ void config_init_defaults(struct sched_config *cfg)
     cfg->n_fs_strategies = 2;
     cfg->fs_strategies[0] = 1; /* LessThanOrEqualToFinalShare */
     cfg->fs_strategies[1] = 2; /* LessThanInitialShare */
+    cfg->cycle_timeout_ns = DEFAULT_CYCLE_TIMEOUT_NS;
 }
 
 /* Finishes a load: keeps doc in cfg and validates it, or releases cfg on

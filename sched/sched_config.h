@@ -17,12 +17,16 @@
  *   fairSharing:
  *     enable: false
  *     preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]
+ *   cycleTimeout: 60s              # watchdog: a longer cycle aborts; 0s = off
  *
  * The file (YAML or JSON) holds exactly one document. apiVersion and kind
  * are required and must be exactly as shown; every other field is optional
  * and has the default shown, except pluginConfig, which is empty by default
  * (each plugin then uses its own defaults). A null value is the same as an
- * absent field.
+ * absent field: for a plugin slot, the default plugin of that kind. An
+ * explicit "" turns off a kind that is optional (plugins.preempt only) and
+ * is an error for the required ones (queue, quota, place). cycleTimeout is
+ * a Go duration ("30s", "1m30s"), overridden by --cycle-timeout.
  * Plugin names are 1 to 63 characters a-z, 0-9 or '-'. place, when given,
  * lists 1 to CONFIG_MAX_PLACE plugins, each at most once; pluginConfig names
  * each plugin at most once, and its args, when given, must be a map (what is
@@ -63,8 +67,8 @@ struct sched_config {
     const char *queue_strict_fifo;      /* default "strict-fifo" */
     const char *queue_best_effort_fifo; /* default "best-effort-fifo" */
     const char *quota;                  /* default "kueue-quota" */
-    const char *preempt;                /* default "kueue-preempt"; NULL or
-                                           "" = no preemption */
+    const char *preempt;                /* default "kueue-preempt"; NULL =
+                                           no preemption ("" in the file) */
     size_t n_place;
     struct config_place place[CONFIG_MAX_PLACE]; /* default resource-fit x1 */
     size_t n_args;
@@ -74,6 +78,7 @@ struct sched_config {
      * 2 = LessThanInitialShare; default both, in that order. */
     uint32_t fs_strategies[2];
     size_t n_fs_strategies;
+    int64_t cycle_timeout_ns; /* cycleTimeout, default 60s; 0 = no watchdog */
 };
 
 /* Fills cfg with the defaults (no file). String fields point to static

@@ -126,10 +126,18 @@ check_LTLIBRARIES += tests/abi/init_fails.la
 tests_abi_init_fails_la_SOURCES = tests/abi/fixtures/init_fails.c
 tests_abi_init_fails_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
 tests_abi_init_fails_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/init_int_min.la
+tests_abi_init_int_min_la_SOURCES = tests/abi/fixtures/init_int_min.c
+tests_abi_init_int_min_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_init_int_min_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/hostile_preempt.la
+tests_abi_hostile_preempt_la_SOURCES = tests/abi/fixtures/hostile_preempt.c
+tests_abi_hostile_preempt_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_hostile_preempt_la_LDFLAGS = $(ABI_FIXTURE_LINK)
 check_PROGRAMS += tests/abi/test_abi
-tests_abi_test_abi_SOURCES = tests/abi/test_abi.c \
-	sched/plugin_loader.c sched/plugin_loader.h
-tests_abi_test_abi_LDADD = $(UNIT_LDADD) $(LIBS)
+# The loader, plugins.c (init) and watchdog.c, from the scheduler's library.
+tests_abi_test_abi_SOURCES = tests/abi/test_abi.c
+tests_abi_test_abi_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_abi_test_abi_CFLAGS = $(UNIT_CFLAGS)
 
 # ---- plugin unit tests --------------------------------------------------
@@ -187,7 +195,8 @@ tests_scenarios_run_scenarios_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
 TESTS += tests/scenarios/run_scenarios
 EXTRA_DIST += tests/scenarios
 
-CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh
+CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
+	tests/cli/test_host_checks.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \

@@ -1,7 +1,9 @@
 /* test_abi.c - the plugin ABI rules of sched/plugin_loader.c, one test per
  * rule: each loads a fixture plugin from tests/abi/fixtures (built as
  * <name>.so into the directory named by ORDO_ABI_FIXTURES, by default
- * tests/abi/.libs) and checks the exact error the loader gives. */
+ * tests/abi/.libs) and checks the exact error the loader gives; then what
+ * the host does with a failing init (sched/plugins.c) and the cycle
+ * watchdog that outlives a hanging op (sched/watchdog.c). */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -11,12 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "ordo/plugin.h"
 #include "plugin_loader.h"
+#include "plugins.h"
+#include "watchdog.h"
 #include "../unit/test_helpers.h"
 
 /* Directory of the built fixtures, from ORDO_ABI_FIXTURES when set. */
@@ -312,6 +318,196 @@ static void test_release_null(void **state)
     plugin_set_release(s);
 }
 
+/* ---- initialisation (plugins.c) ----------------------------------------- */
+
+/* Starts the plugins of the default configuration, with fixture `name` as
+ * the StrictFIFO QUEUE plugin (the first one initialised), from a directory
+ * holding only it; returns plugins_start's result, its message in e. */
+static int start_with_queue(const char *name, const char *plugin, struct err *e)
+{
+    static const char *names[1];
+    names[0] = name;
+    char dir[PATH_MAX];
+    make_dir_of(dir, sizeof(dir), names, 1);
+    struct sched_config cfg;
+    config_init_defaults(&cfg);
+    cfg.queue_strict_fifo = plugin;
+    struct plugin_registry r;
+    int rc = plugins_start(&r, &cfg, dir, e);
+    if (rc == 0)
+        plugins_stop(&r);
+    remove_dir_of(dir, names, 1);
+    return rc;
+}
+
+static void test_init_errno_reported(void **state)
+{
+    (void)state;
+    struct err e = {{0}};
+    assert_int_equal(start_with_queue("init_fails", "fixture-init-fails", &e),
+                     -EINVAL);
+    assert_contains(e.msg, "plugins.queue.strictFIFO: plugin "
+                           "\"fixture-init-fails\" (");
+    assert_contains(e.msg, "init_fails.so) failed to initialise: Invalid "
+                           "argument");
+}
+
+/* INT_MIN cannot be negated: reported as what it is, with EINVAL. */
+static void test_init_int_min(void **state)
+{
+    (void)state;
+    struct err e = {{0}};
+    assert_int_equal(
+        start_with_queue("init_int_min", "fixture-init-int-min", &e), -EINVAL);
+    assert_contains(e.msg, "plugins.queue.strictFIFO: plugin "
+                           "\"fixture-init-int-min\" (");
+    char want[128];
+    snprintf(want, sizeof(want),
+             "failed to initialise: init returned %d, not a negative errno",
+             INT_MIN);
+    assert_contains(e.msg, want);
+}
+
+/* ---- the cycle watchdog (watchdog.c) ------------------------------------- */
+
+#define WD_TIMEOUT_NS (200LL * 1000000) /* 200ms */
+
+/* What a child does under the watchdog. */
+enum wd_case {
+    WD_IN_OP,    /* spins inside a marked op */
+    WD_IN_HOST,  /* spins in a cycle, no op marked */
+    WD_DISARMED, /* a cycle ends, then the process idles past the timeout */
+    WD_OFF       /* started with 0: spins in a cycle, never stopped */
+};
+
+/* Spins (or idles) for about ms milliseconds of wall time. */
+static void wd_wait(long ms, bool busy)
+{
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        if (!busy) {
+            struct timespec ts = {0, 10 * 1000000};
+            nanosleep(&ts, NULL); /* EINTR from a late expiry is fine */
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((now.tv_sec - start.tv_sec) * 1000 +
+                 (now.tv_nsec - start.tv_nsec) / 1000000 <
+             ms);
+}
+
+static void wd_child(enum wd_case c)
+{
+    if (watchdog_start(c == WD_OFF ? 0 : WD_TIMEOUT_NS) < 0)
+        _exit(3);
+    struct watchdog_mark m, inner;
+    watchdog_arm();
+    switch (c) {
+    case WD_IN_OP:
+        watchdog_enter(&m, "fixture-spin", "less");
+        watchdog_enter(&inner, "fixture-inner", "filter");
+        watchdog_leave(&inner); /* back to the outer op */
+        for (;;)
+            wd_wait(1000, true);
+    case WD_IN_HOST:
+        for (;;)
+            wd_wait(1000, true);
+    case WD_DISARMED:
+        watchdog_disarm();
+        wd_wait(3 * WD_TIMEOUT_NS / 1000000, false);
+        break;
+    case WD_OFF:
+        wd_wait(3 * WD_TIMEOUT_NS / 1000000, true);
+        break;
+    }
+    watchdog_stop();
+    _exit(0);
+}
+
+/* Runs case c in a child with stderr into buf; returns its wait status. A
+ * child still running after a minute is killed (a hang, not a slow run). */
+static int wd_run(enum wd_case c, char *buf, size_t size)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        wd_child(c);
+    }
+    close(fds[1]);
+    size_t len = 0;
+    ssize_t n;
+    while (len + 1 < size && (n = read(fds[0], buf + len, size - len - 1)) > 0)
+        len += (size_t)n;
+    buf[len] = '\0';
+    close(fds[0]);
+    int status = 0;
+    for (int i = 0; i < 6000; i++) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        assert_true(w >= 0);
+        if (w == pid)
+            return status;
+        struct timespec ts = {0, 10 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    fail_msg("watchdog case %d: child still running after a minute", c);
+    return status;
+}
+
+static void test_watchdog_names_op(void **state)
+{
+    (void)state;
+    char out[1024];
+    int status = wd_run(WD_IN_OP, out, sizeof(out));
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    assert_contains(out, "ordo-scheduler: watchdog: a scheduling cycle ran "
+                         "longer than 0.2s (cycleTimeout): plugin "
+                         "fixture-spin op less is running; aborting\n");
+}
+
+static void test_watchdog_host_stuck(void **state)
+{
+    (void)state;
+    char out[1024];
+    int status = wd_run(WD_IN_HOST, out, sizeof(out));
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    assert_contains(out, "cycleTimeout): no plugin op running (the host is "
+                         "stuck); aborting\n");
+}
+
+static void test_watchdog_quiet(void **state)
+{
+    (void)state;
+    char out[1024];
+    /* A cycle that ended in time, then a long idle: no abort. */
+    int status = wd_run(WD_DISARMED, out, sizeof(out));
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_string_equal(out, "");
+    /* 0 turns it off. */
+    status = wd_run(WD_OFF, out, sizeof(out));
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_string_equal(out, "");
+    /* Marks nest and unwind; nothing is left after the last leave. */
+    struct watchdog_mark a, b;
+    assert_null(watchdog_current);
+    watchdog_enter(&a, "p", "init");
+    watchdog_enter(&b, "q", "fini");
+    assert_ptr_equal(watchdog_current, &b);
+    watchdog_leave(&b);
+    assert_ptr_equal(watchdog_current, &a);
+    watchdog_leave(&a);
+    assert_null(watchdog_current);
+}
+
 /* Each test gets a fresh plugin set in *state. */
 #define ABI_TEST(f) cmocka_unit_test_setup_teardown(f, set_setup, set_teardown)
 
@@ -339,6 +535,11 @@ int main(void)
         ABI_TEST(test_open_missing_file),
         ABI_TEST(test_open_dir_name_order),
         ABI_TEST(test_release_null),
+        cmocka_unit_test(test_init_errno_reported),
+        cmocka_unit_test(test_init_int_min),
+        cmocka_unit_test(test_watchdog_names_op),
+        cmocka_unit_test(test_watchdog_host_stuck),
+        cmocka_unit_test(test_watchdog_quiet),
     };
     /* clang-format on */
     return cmocka_run_group_tests_name("abi", tests, NULL, NULL);

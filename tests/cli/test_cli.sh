@@ -22,6 +22,7 @@ check() {
 
 check "version" 0 "ordo-scheduler 0.1.0 (plugin ABI 1.3)" -- "$bin" --version
 check "help" 0 "--validate PATH" -- "$bin" --help
+check "help: --cycle-timeout" 0 "--cycle-timeout DUR" -- "$bin" --help
 check "unknown option" 2 "Usage: ordo-scheduler" -- "$bin" --bogus
 check "bad -v" 2 "-v: expected 0 to 10" -- "$bin" -v x --version
 check "no mode" 2 "Usage:" -- "$bin"

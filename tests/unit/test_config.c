@@ -71,6 +71,7 @@ static void assert_defaults(const struct sched_config *cfg)
     assert_int_equal(cfg->n_args, 0);
     assert_null(cfg->args);
     assert_false(cfg->fair_sharing);
+    assert_int_equal(cfg->cycle_timeout_ns, 60LL * 1000000000);
 }
 
 /* ---- valid configurations ---------------------------------------------- */
@@ -186,10 +187,82 @@ static void test_nulls_are_absent(void **state)
     load_ok(&cfg, HEADER "plugins:\n  preempt: \"\"\n");
     assert_null(cfg.preempt);
     config_release(&cfg);
+}
 
-    load_ok(&cfg, HEADER "plugins:\n  preempt: ~\n");
+/* One rule for every plugin slot: absent or null is the default plugin of
+ * the kind, whichever way null is written; "" turns off only the optional
+ * kind (preempt) and is an error naming the field for the required ones. */
+static void test_plugin_slot_rule(void **state)
+{
+    (void)state;
+    static const char *const nulls[] = {"~", "null", "", "Null"};
+    struct sched_config cfg;
+    for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++) {
+        char text[512];
+        snprintf(text, sizeof(text),
+                 HEADER "plugins:\n"
+                        "  queue: {strictFIFO: %s, bestEffortFIFO: %s}\n"
+                        "  quota: %s\n"
+                        "  preempt: %s\n"
+                        "  place: %s\n",
+                 nulls[i], nulls[i], nulls[i], nulls[i], nulls[i]);
+        load_ok(&cfg, text);
+        assert_defaults(&cfg);
+        config_release(&cfg);
+    }
+    load_ok(&cfg, HEADER "plugins:\n  preempt: ''\n");
     assert_null(cfg.preempt);
     config_release(&cfg);
+    load_ok(&cfg, "{\"apiVersion\": \"ordo.dev/v1alpha1\", \"kind\": "
+                  "\"SchedulerConfiguration\", \"plugins\": {\"preempt\": "
+                  "null, \"quota\": null}}");
+    assert_defaults(&cfg);
+    config_release(&cfg);
+
+    const char *want = "must name a plugin (\"\" turns off only "
+                       "plugins.preempt; leave it out for the default)";
+    char msg[256];
+    snprintf(msg, sizeof(msg), "c.yaml:4: plugins.quota: %s", want);
+    load_fails(HEADER "plugins:\n  quota: \"\"\n", msg);
+    snprintf(msg, sizeof(msg), "c.yaml:5: plugins.queue.strictFIFO: %s", want);
+    load_fails(HEADER "plugins:\n  queue:\n    strictFIFO: ''\n", msg);
+    snprintf(msg, sizeof(msg), "c.yaml:5: plugins.queue.bestEffortFIFO: %s",
+             want);
+    load_fails(HEADER "plugins:\n  queue:\n    bestEffortFIFO: \"\"\n", msg);
+    load_fails(HEADER "plugins:\n  place:\n  - name: \"\"\n",
+               "c.yaml:5: plugins.place[0].name: invalid plugin name \"\"");
+}
+
+static void test_cycle_timeout(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    load_ok(&cfg, HEADER "cycleTimeout: 1m30s\n");
+    assert_int_equal(cfg.cycle_timeout_ns, 90LL * 1000000000);
+    config_release(&cfg);
+    assert_int_equal(cfg.cycle_timeout_ns, 60LL * 1000000000);
+    load_ok(&cfg, HEADER "cycleTimeout: 0s\n");
+    assert_int_equal(cfg.cycle_timeout_ns, 0);
+    config_release(&cfg);
+    load_ok(&cfg, HEADER "cycleTimeout: 250ms\n");
+    assert_int_equal(cfg.cycle_timeout_ns, 250LL * 1000000);
+    config_release(&cfg);
+    load_ok(&cfg, HEADER "cycleTimeout: ~\n");
+    assert_defaults(&cfg);
+    config_release(&cfg);
+
+    load_fails(HEADER "cycleTimeout: soon\n",
+               "c.yaml:3: cycleTimeout: expected a duration like \"30s\" "
+               "(\"0s\": no watchdog), got \"soon\"");
+    load_fails(HEADER "cycleTimeout: 30\n",
+               "c.yaml:3: cycleTimeout: expected a duration like \"30s\"");
+    load_fails(HEADER "cycleTimeout: -5s\n",
+               "c.yaml:3: cycleTimeout: expected a duration");
+    load_fails(HEADER "cycleTimeout: [30s]\n",
+               "c.yaml:3: cycleTimeout: expected a duration like \"30s\" "
+               "(\"0s\": no watchdog), got a list");
+    load_fails(HEADER "cycleTimeout: 9999999999h\n",
+               "c.yaml:3: cycleTimeout: duration \"9999999999h\" is too long");
 }
 
 static void test_json_file(void **state)
@@ -302,7 +375,8 @@ static void test_unknown_top_field(void **state)
     (void)state;
     load_fails(HEADER "plugin: {}\n",
                "c.yaml:3: plugin: unknown field (expected one of: "
-               "apiVersion, kind, plugins, pluginConfig, fairSharing)");
+               "apiVersion, kind, plugins, pluginConfig, fairSharing, "
+               "cycleTimeout)");
 }
 
 static void test_unknown_nested_fields(void **state)
@@ -329,7 +403,7 @@ static void test_bad_plugin_names(void **state)
                "\"Nominal_Quota\": must be 1 to 63 characters a-z, 0-9 or "
                "'-'");
     load_fails(HEADER "plugins:\n  quota: \"\"\n",
-               "c.yaml:4: plugins.quota: invalid plugin name \"\"");
+               "c.yaml:4: plugins.quota: must name a plugin");
     load_fails(HEADER "plugins:\n  preempt: x.y\n",
                "c.yaml:4: plugins.preempt: invalid plugin name \"x.y\"");
     load_fails(HEADER "plugins:\n  queue: {strictFIFO: 12}\n",
@@ -527,6 +601,8 @@ int main(void)
         cmocka_unit_test(test_full),
         cmocka_unit_test(test_partial_keeps_defaults),
         cmocka_unit_test(test_nulls_are_absent),
+        cmocka_unit_test(test_plugin_slot_rule),
+        cmocka_unit_test(test_cycle_timeout),
         cmocka_unit_test(test_json_file),
         cmocka_unit_test(test_json_error_has_no_line),
         cmocka_unit_test(test_yaml_file),
