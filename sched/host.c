@@ -731,23 +731,6 @@ static const char *host_format_quantity(ordo_resource_id id, int64_t milli,
     return buf;
 }
 
-/* Kueue's policy predicate (section 4.1). */
-static bool policy_allows(enum preemption_policy pol, const struct workload *p,
-                          const struct workload *v)
-{
-    switch (pol) {
-    case PREEMPTION_LOWER_PRIORITY:
-        return v->priority < p->priority;
-    case PREEMPTION_LOWER_OR_NEWER_EQUAL_PRIORITY:
-        return v->priority < p->priority ||
-               (v->priority == p->priority && p->queue_ns < v->queue_ns);
-    case PREEMPTION_ANY:
-        return true;
-    default:
-        return false;
-    }
-}
-
 struct candidate_query {
     struct ordo_cycle *cy;
     const struct workload *p;
@@ -776,7 +759,7 @@ static bool has_candidate(const struct candidate_query *k, struct cq *q)
     for (uint32_t i = 0; i < q->n_admitted; i++) {
         const struct workload *w = q->admitted[i];
         if (w->state == WL_ADMITTED && !w->evicting && w->flavors &&
-            w != k->p && policy_allows(pol, k->p, w) &&
+            w != k->p && preempt_policy_allows(pol, k->p, w) &&
             workload_uses_fr(w, k->f, k->id))
             return true;
     }

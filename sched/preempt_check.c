@@ -107,8 +107,7 @@ static const char *policy_name(enum preemption_policy pol)
     }
 }
 
-/* Kueue's policy predicate: whether preemptor p may preempt v. */
-static bool policy_allows(enum preemption_policy pol, const struct workload *p,
+bool preempt_policy_allows(enum preemption_policy pol, const struct workload *p,
                           const struct workload *v)
 {
     switch (pol) {
@@ -155,7 +154,7 @@ bool preempt_check_policy(struct ordo_cycle *cy, const struct entry *e,
         bool own = q == p->cq;
         enum preemption_policy pol =
             own ? spec->within_cluster_queue : spec->reclaim_within_cohort;
-        if (!policy_allows(pol, p, v[k])) {
+        if (!preempt_policy_allows(pol, p, v[k])) {
             policy_why(own ? "withinClusterQueue" : "reclaimWithinCohort", pol,
                        p, v[k], why, size);
             return false;

@@ -412,7 +412,13 @@ struct ordo_preempt_ops {
      * workloads the host allows as victims. Writes the chosen ones' indexes
      * into ret_victims (capacity n_candidates) and their number into
      * *ret_n; returns ORDO_OK, or ORDO_UNSCHEDULABLE with a reason when no
-     * set of victims would do. The host checks the victims are candidates. */
+     * set of victims would do. The host trusts none of it: each victim must
+     * be a candidate (at most n_candidates of them, none twice), allowed by
+     * the preemptor's ClusterQueue's preemption policy, and the set
+     * minimal (no victim whose removal is not needed) and enough to fit
+     * quota and nodes; otherwise nothing is evicted. What-if removals
+     * (sim_remove) left in place are put back by the host and the verdict
+     * refused. */
     enum ordo_verdict (*select_victims)(
         void *self, struct ordo_cycle *cy, const struct ordo_workload *wl,
         const struct ordo_workload *const *candidates, uint32_t n_candidates,
