@@ -78,7 +78,8 @@ int decode_field_strmap(struct decode_ctx *c, const struct doc_node *parent,
 /* []string. */
 int decode_field_strings(struct decode_ctx *c, const struct doc_node *parent,
                          const char *key, size_t *ret_n, const char ***ret);
-/* map[resource]Quantity into a heap resource list (appends). */
+/* map[resource]Quantity into a heap resource list (appends). A negative
+ * quantity is an error, as in every resource list Kubernetes has. */
 int decode_field_resources(struct decode_ctx *c, const struct doc_node *parent,
                            const char *key, struct resource_list *ret);
 /* A string field that must be one of `names` (NULL-terminated); the index

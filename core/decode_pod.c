@@ -162,9 +162,15 @@ static int pod_requests(struct decode_ctx *c, const struct doc_node *spec,
     if (r == 0)
         r = decode_field_map(c, spec, "resources", &pod_res);
     if (r == 0 && pod_res) {
+        struct resource_list pod_limits;
+        resource_list_init(&pod_limits);
         mark = decode_path_push(c, "resources");
         r = decode_field_resources(c, pod_res, "requests", &ps->requests);
+        /* Not used, but checked like the containers' limits. */
+        if (r == 0)
+            r = decode_field_resources(c, pod_res, "limits", &pod_limits);
         decode_path_pop(c, mark);
+        resource_list_release(&pod_limits);
     }
     if (r == 0 && doc_map_get(spec, "overhead")) {
         struct resource_list overhead;

@@ -49,6 +49,13 @@ check "sim-check reports a violation" 1 "invariant violated at t=0s: node small:
 check "sim without manifests" 2 "--sim needs at least one" -- "$bin" --sim
 check "sim bad until" 2 "--sim-until: expected" -- "$bin" --sim "$data/sim/overcommitted" --sim-until soon
 check "sim bad manifests" 1 "broken.yaml:12: ClusterQueue team-b" -- "$bin" --sim "$data/manifests/bad" --no-progress
+# Input Kubernetes would reject is rejected, the field named.
+check "validate negative allocatable" 1 "negative-node.yaml:9: Node worker-1: status.allocatable.cpu: must be non-negative, got \"-8\"" \
+    -- "$bin" --validate "$data/manifests/negative-node.yaml"
+check "sim refuses a negative request" 1 "job.yaml:16: Job default/free-lunch: spec.template.spec.containers[0].resources.requests.cpu: must be non-negative, got \"-4\"" \
+    -- "$bin" --sim "$data/manifests/negative-request" --no-progress
+check "sim runs the same cluster without it" 0 "workloads: 0" \
+    -- "$bin" --sim "$data/manifests/negative-request/cluster.yaml" --no-progress
 check "sim bad config" 1 "--config: " -- "$bin" --sim "$data/sim/overcommitted" --config "$data/manifests/good/queues.yaml"
 
 echo "$passed passed, $failed failed"
