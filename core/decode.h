@@ -89,7 +89,10 @@ int decode_field_enum(struct decode_ctx *c, const struct doc_node *parent,
                       int *ret);
 
 /* RFC 3339 time ("2008-01-01T01:01:01Z", fractional seconds and offsets
- * allowed) to ns since the epoch. 0 or -EINVAL. */
+ * allowed) to ns since the epoch, as Kubernetes parses metav1.Time (Go's
+ * time.Parse(time.RFC3339)): real calendar dates of years 0000-9999, hour
+ * 0-23, minute and second 0-59. A valid time outside the int64 ns range
+ * (about 1678-2262) gives INT64_MIN or INT64_MAX. 0 or -EINVAL. */
 int decode_parse_time(const char *s, int64_t *ret_ns);
 
 /* Shared structures (decode_meta.c). */
