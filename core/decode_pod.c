@@ -3,7 +3,14 @@
  *
  * A pod spec is reduced to what scheduling needs; in particular the
  * containers' requests are folded into the pod's effective request the way
- * kube-scheduler computes it (k8s.io/component-helpers resource.PodRequests). */
+ * kube-scheduler computes it (k8s.io/component-helpers resource.PodRequests).
+ *
+ * A Node is Ready when its first Ready condition has status "True". A Node
+ * without status.conditions is Ready too: manifests written by hand for the
+ * simulator have none. Conditions that are there but do not say Ready=True
+ * (Ready "Unknown" or "False", no Ready condition, not a list, an item not a
+ * map, a type or status that is not a string) mean not Ready, never a decode
+ * error: core objects are read leniently, and unknown must not fail open. */
 #include <errno.h>
 #include <string.h>
 
@@ -16,22 +23,39 @@ int decode_namespace(struct decode_ctx *c, const struct doc_node *n,
     return 0;
 }
 
-static int decode_node_ready(struct decode_ctx *c, const struct doc_node *st,
-                             bool *ret)
+/* A condition field that is a string (any scalar, as decode_field_string
+ * reads them). */
+static const char *cond_string(const struct doc_node *item, const char *key)
 {
-    const struct doc_node *conds = NULL;
-    int r = decode_field_seq(c, st, "conditions", &conds);
-    *ret = true;
-    if (r < 0 || !conds)
-        return r;
+    const struct doc_node *v = doc_map_get(item, key);
+    const char *s = NULL;
+    if (!v || v->type != DOC_SCALAR || doc_get_string(v, &s) < 0)
+        return NULL;
+    return s;
+}
+
+/* Whether status.conditions (NULL when absent or null) says Ready. */
+static bool node_ready(const struct doc_node *conds)
+{
+    if (!conds)
+        return true; /* written by hand for the simulator */
+    if (conds->type != DOC_SEQ)
+        return false;
+    bool ready = false, seen = false;
     for (size_t i = 0; i < conds->n; i++) {
-        const char *type = NULL, *status = NULL;
-        doc_get_string(doc_map_get(conds->items[i], "type"), &type);
-        doc_get_string(doc_map_get(conds->items[i], "status"), &status);
-        if (type && status && strcmp(type, "Ready") == 0)
-            *ret = strcmp(status, "True") == 0;
+        const struct doc_node *it = conds->items[i];
+        const char *type = it->type == DOC_MAP ? cond_string(it, "type") : NULL;
+        const char *status =
+            it->type == DOC_MAP ? cond_string(it, "status") : NULL;
+        if (!type || !status)
+            return false; /* malformed: cannot tell */
+        /* The first one counts, as in Kubernetes' GetNodeCondition. */
+        if (!seen && strcmp(type, "Ready") == 0) {
+            seen = true;
+            ready = strcmp(status, "True") == 0;
+        }
     }
-    return 0;
+    return ready;
 }
 
 int decode_node(struct decode_ctx *c, const struct doc_node *n,
@@ -61,8 +85,10 @@ int decode_node(struct decode_ctx *c, const struct doc_node *n,
                                        &nd->allocatable);
         if (r == 0 && !doc_map_get(st, "allocatable"))
             r = resource_list_copy(&nd->allocatable, &nd->capacity);
-        if (r == 0)
-            r = decode_node_ready(c, st, &nd->ready);
+        if (r == 0) {
+            const struct doc_node *conds = doc_map_get(st, "conditions");
+            nd->ready = node_ready(doc_is_null(conds) ? NULL : conds);
+        }
         decode_path_pop(c, mark);
     }
     return r;

@@ -120,6 +120,71 @@ static void test_negative_kueue_quota(void **state)
     object_free(o);
 }
 
+/* ---- a Node's Ready condition ------------------------------------------- */
+
+static bool ready_of(const char *status)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof(yaml),
+             "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n%s", status);
+    struct object *o = must_decode(yaml);
+    bool ready = o->u.node.ready;
+    object_free(o);
+    return ready;
+}
+
+static void test_node_ready(void **state)
+{
+    /* no conditions at all: hand-written for the simulator, Ready */
+    assert_true(ready_of(""));
+    assert_true(ready_of("status: {capacity: {cpu: '1'}}\n"));
+    assert_true(ready_of("status: {conditions: null}\n"));
+    assert_true(ready_of("status:\n  conditions:\n"
+                         "  - {type: MemoryPressure, status: 'False'}\n"
+                         "  - {type: Ready, status: 'True'}\n"));
+    /* anything but Ready=True is not Ready */
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: Ready, status: Unknown}\n"));
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: Ready, status: 'False'}\n"));
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: Ready, status: 'true'}\n"));
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: Ready, status: ''}\n"));
+    /* a list without a Ready condition */
+    assert_false(ready_of("status: {conditions: []}\n"));
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: DiskPressure, status: 'False'}\n"));
+    /* the first Ready condition counts */
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: Ready, status: Unknown}\n"
+                          "  - {type: Ready, status: 'True'}\n"));
+}
+
+/* Malformed conditions are not an error but not Ready either. */
+static void test_node_ready_malformed(void **state)
+{
+    assert_false(ready_of("status: {conditions: {type: Ready, status: "
+                          "'True'}}\n"));
+    assert_false(ready_of("status: {conditions: Ready}\n"));
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: Ready, status: 'True'}\n"
+                          "  - [Ready, 'True']\n"));
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - Ready\n  - {type: Ready, status: 'True'}\n"));
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: Ready, status: [True]}\n"));
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: {name: Ready}, status: 'True'}\n"));
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: Ready}\n"));
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: Ready, status: null}\n"));
+    assert_false(ready_of("status:\n  conditions:\n"
+                          "  - {type: Ready, status: 'True'}\n"
+                          "  - {status: 'True'}\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -127,6 +192,8 @@ int main(void)
         cmocka_unit_test(test_negative_template_quantities),
         cmocka_unit_test(test_negative_node_quantities),
         cmocka_unit_test(test_negative_kueue_quota),
+        cmocka_unit_test(test_node_ready),
+        cmocka_unit_test(test_node_ready_malformed),
     };
     return cmocka_run_group_tests_name("decode_limits", tests, NULL, NULL);
 }
