@@ -443,6 +443,8 @@ int decode_object(const struct doc_node *doc, const char *file,
         r = decode_fail_at(&c, doc, "metadata", "missing");
     if (r == 0)
         r = decode_meta(&c, meta, &o->meta);
+    if (r == 0)
+        r = decode_check_object_names(&c, meta, o);
     if (r == 0) {
         c.meta = &o->meta;
         if (object_kind_namespaced(k->id) && !o->meta.namespace_)

@@ -88,6 +88,21 @@ int decode_field_enum(struct decode_ctx *c, const struct doc_node *parent,
                       const char *key, const char *const *names, int unknown,
                       int *ret);
 
+/* Kubernetes' name and label rules (decode_names.c). Each returns NULL when
+ * s is valid, else a static text saying what is wrong. */
+const char *decode_check_dns_label(const char *s);     /* RFC 1123, <= 63 */
+const char *decode_check_dns_subdomain(const char *s); /* RFC 1123, <= 253 */
+const char *decode_check_dns1035_label(const char *s); /* starts a-z, <= 63 */
+const char *decode_check_label_key(const char *s);     /* qualified name */
+const char *decode_check_label_value(const char *s);
+/* metadata.name (a subdomain; a label for a Namespace) and, for namespaced
+ * kinds, metadata.namespace (a label) of o; meta is its metadata node. */
+int decode_check_object_names(struct decode_ctx *c, const struct doc_node *meta,
+                              const struct object *o);
+/* decode_field_strmap() for a map of labels, each key and value checked. */
+int decode_field_labels(struct decode_ctx *c, const struct doc_node *parent,
+                        const char *key, struct strmap *ret);
+
 /* RFC 3339 time ("2008-01-01T01:01:01Z", fractional seconds and offsets
  * allowed) to ns since the epoch, as Kubernetes parses metav1.Time (Go's
  * time.Parse(time.RFC3339)): real calendar dates of years 0000-9999, hour

@@ -183,7 +183,7 @@ int decode_meta(struct decode_ctx *c, const struct doc_node *m,
         r = decode_field_string(c, m, "resourceVersion",
                                 &ret->resource_version);
     if (r == 0)
-        r = decode_field_strmap(c, m, "labels", &ret->labels);
+        r = decode_field_labels(c, m, "labels", &ret->labels);
     if (r == 0)
         r = decode_field_strmap(c, m, "annotations", &ret->annotations);
     if (r == 0)
@@ -295,7 +295,7 @@ static int decode_requirements(struct decode_ctx *c,
 int decode_label_selector(struct decode_ctx *c, const struct doc_node *n,
                           struct label_selector *ret)
 {
-    int r = decode_field_strmap(c, n, "matchLabels", &ret->match_labels);
+    int r = decode_field_labels(c, n, "matchLabels", &ret->match_labels);
     if (r == 0)
         r = decode_requirements(c, n, "matchExpressions", false,
                                 &ret->n_exprs, &ret->exprs);
