@@ -527,6 +527,34 @@ static void test_pod_group_count(void **state)
               "required with kueue.x-k8s.io/pod-group-total-count");
 }
 
+/* 300,000 labels decode (and are checked) with every value kept: the map is
+ * indexed, so this is linear. */
+static void test_many_labels(void **state)
+{
+    const size_t n = 300000;
+    size_t size = n * 40 + 256, len = 0;
+    char *yaml = malloc(size);
+    assert_non_null(yaml);
+    len += (size_t)snprintf(yaml + len, size - len,
+                            "apiVersion: v1\nkind: Pod\nmetadata:\n"
+                            "  name: p\n  labels:\n");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(yaml + len, size - len,
+                                "    example.com/k%zu: v%zu\n", i, i);
+    snprintf(yaml + len, size - len, "spec: {containers: []}\n");
+    struct object *o = must_decode(yaml);
+    free(yaml);
+    assert_int_equal(o->meta.labels.n, n);
+    for (size_t i = 0; i < n; i += 7) {
+        char k[64], v[32];
+        FMT(k, "example.com/k%zu", i);
+        FMT(v, "v%zu", i);
+        assert_string_equal(strmap_get(&o->meta.labels, k), v);
+        assert_string_equal(o->meta.labels.items[i].key, k);
+    }
+    object_free(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -541,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_job_name),
         cmocka_unit_test(test_jobset_limits),
         cmocka_unit_test(test_labels),
+        cmocka_unit_test(test_many_labels),
         cmocka_unit_test(test_label_maps),
         cmocka_unit_test(test_priority_class_values),
         cmocka_unit_test(test_pod_group_count),
