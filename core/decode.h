@@ -3,7 +3,10 @@
  * decode_object() is the entry point; the rest of this header is shared by
  * the decode_*.c files, one per group of kinds. Errors read
  *   file:line: Kind namespace/name: field.path: what is wrong
- * (no line for JSON input, which carries no positions). */
+ * (no line for JSON input, which carries no positions). Input an API server
+ * or Kueue's and JobSet's webhooks would refuse is refused (negative
+ * quantities, invalid names and labels, impossible times, ...: see
+ * docs/limits-input.md), so that the scheduler can trust what it gets. */
 #ifndef ORDO_DECODE_H
 #define ORDO_DECODE_H
 
