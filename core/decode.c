@@ -336,6 +336,12 @@ int decode_field_resources(struct decode_ctx *c, const struct doc_node *parent,
                                "expected a quantity, got null");
         else
             r = quantity_node(c, m->items[i], m->keys[i], &milli);
+        /* Kubernetes rejects negative requests, limits, overhead and node
+         * capacity; the scheduler would count them as free room. */
+        if (r == 0 && milli < 0)
+            r = decode_fail_at(c, m->items[i], m->keys[i],
+                               "must be non-negative, got \"%s\"",
+                               m->items[i]->scalar);
         if (r == 0)
             r = resource_list_set(ret, m->keys[i], milli);
     }
@@ -437,6 +443,8 @@ int decode_object(const struct doc_node *doc, const char *file,
         r = decode_fail_at(&c, doc, "metadata", "missing");
     if (r == 0)
         r = decode_meta(&c, meta, &o->meta);
+    if (r == 0)
+        r = decode_check_object_names(&c, meta, o);
     if (r == 0) {
         c.meta = &o->meta;
         if (object_kind_namespaced(k->id) && !o->meta.namespace_)

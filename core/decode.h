@@ -3,7 +3,10 @@
  * decode_object() is the entry point; the rest of this header is shared by
  * the decode_*.c files, one per group of kinds. Errors read
  *   file:line: Kind namespace/name: field.path: what is wrong
- * (no line for JSON input, which carries no positions). */
+ * (no line for JSON input, which carries no positions). Input an API server
+ * or Kueue's and JobSet's webhooks would refuse is refused (negative
+ * quantities, invalid names and labels, impossible times, ...: see
+ * docs/limits-input.md), so that the scheduler can trust what it gets. */
 #ifndef ORDO_DECODE_H
 #define ORDO_DECODE_H
 
@@ -78,7 +81,8 @@ int decode_field_strmap(struct decode_ctx *c, const struct doc_node *parent,
 /* []string. */
 int decode_field_strings(struct decode_ctx *c, const struct doc_node *parent,
                          const char *key, size_t *ret_n, const char ***ret);
-/* map[resource]Quantity into a heap resource list (appends). */
+/* map[resource]Quantity into a heap resource list (appends). A negative
+ * quantity is an error, as in every resource list Kubernetes has. */
 int decode_field_resources(struct decode_ctx *c, const struct doc_node *parent,
                            const char *key, struct resource_list *ret);
 /* A string field that must be one of `names` (NULL-terminated); the index
@@ -87,8 +91,26 @@ int decode_field_enum(struct decode_ctx *c, const struct doc_node *parent,
                       const char *key, const char *const *names, int unknown,
                       int *ret);
 
+/* Kubernetes' name and label rules (decode_names.c). Each returns NULL when
+ * s is valid, else a static text saying what is wrong. */
+const char *decode_check_dns_label(const char *s);     /* RFC 1123, <= 63 */
+const char *decode_check_dns_subdomain(const char *s); /* RFC 1123, <= 253 */
+const char *decode_check_dns1035_label(const char *s); /* starts a-z, <= 63 */
+const char *decode_check_label_key(const char *s);     /* qualified name */
+const char *decode_check_label_value(const char *s);
+/* metadata.name (a subdomain; a label for a Namespace) and, for namespaced
+ * kinds, metadata.namespace (a label) of o; meta is its metadata node. */
+int decode_check_object_names(struct decode_ctx *c, const struct doc_node *meta,
+                              const struct object *o);
+/* decode_field_strmap() for a map of labels, each key and value checked. */
+int decode_field_labels(struct decode_ctx *c, const struct doc_node *parent,
+                        const char *key, struct strmap *ret);
+
 /* RFC 3339 time ("2008-01-01T01:01:01Z", fractional seconds and offsets
- * allowed) to ns since the epoch. 0 or -EINVAL. */
+ * allowed) to ns since the epoch, as Kubernetes parses metav1.Time (Go's
+ * time.Parse(time.RFC3339)): real calendar dates of years 0000-9999, hour
+ * 0-23, minute and second 0-59. A valid time outside the int64 ns range
+ * (about 1678-2262) gives INT64_MIN or INT64_MAX. 0 or -EINVAL. */
 int decode_parse_time(const char *s, int64_t *ret_ns);
 
 /* Shared structures (decode_meta.c). */

@@ -1,5 +1,6 @@
 /* decode_job.c - decoders for batch/v1 Job and jobset.x-k8s.io JobSet. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "arena.h"
@@ -44,6 +45,7 @@ int decode_job(struct decode_ctx *c, const struct doc_node *n,
                struct object *o)
 {
     const struct doc_node *spec = NULL;
+    bool manual = false;
     int r = decode_field_map(c, n, "spec", &spec);
     if (r == 0 && !spec)
         r = decode_fail_at(c, n, "spec", "required");
@@ -51,7 +53,17 @@ int decode_job(struct decode_ctx *c, const struct doc_node *n,
         return r;
     size_t mark = decode_path_push(c, "spec");
     r = decode_job_spec(c, spec, &o->u.job.spec);
+    if (r == 0)
+        r = decode_field_bool(c, spec, "manualSelector", &manual);
     decode_path_pop(c, mark);
+    /* The API server labels the pods batch.kubernetes.io/job-name=<name>
+     * (unless the selector is manual), so the name must be a label value. */
+    if (r == 0 && !manual && strlen(o->meta.name) > 63)
+        r = decode_fail_at(c, doc_map_get(doc_map_get(n, "metadata"), "name"),
+                           "metadata.name",
+                           "must be no more than 63 characters (it is the "
+                           "value of the pods' batch.kubernetes.io/job-name "
+                           "label)");
     return r;
 }
 
@@ -82,7 +94,7 @@ static int decode_replicated_job(struct decode_ctx *c,
     r = decode_field_map(c, tmpl, "metadata", &meta);
     if (r == 0 && meta) {
         size_t m2 = decode_path_push(c, "metadata");
-        r = decode_field_strmap(c, meta, "labels", &rj->template_meta.labels);
+        r = decode_field_labels(c, meta, "labels", &rj->template_meta.labels);
         if (r == 0)
             r = decode_field_strmap(c, meta, "annotations",
                                     &rj->template_meta.annotations);
@@ -99,6 +111,36 @@ static int decode_replicated_job(struct decode_ctx *c,
     }
     decode_path_pop(c, mark);
     return r;
+}
+
+/* The JobSet webhook's rules for a replicated job: its child Jobs'
+ * names ("<jobset>-<replicated job>-<index>") are DNS-1035 labels, and
+ * replicas * parallelism (as written, before Ordo caps it by completions)
+ * fits an int32. */
+static int check_replicated_job(struct decode_ctx *c, const struct doc_node *n,
+                                const char *jobset_name,
+                                const struct replicated_job *rj)
+{
+    const struct doc_node *spec =
+        doc_map_get(doc_map_get(n, "template"), "spec");
+    int64_t parallelism = 1;
+    doc_get_int64(doc_map_get(spec, "parallelism"), &parallelism);
+    if (parallelism * rj->replicas > INT32_MAX)
+        return decode_fail(c, n,
+                           "the product of replicas and parallelism must not "
+                           "exceed %d",
+                           INT32_MAX);
+    char child[128];
+    int len = snprintf(child, sizeof(child), "%s-%s-%d", jobset_name, rj->name,
+                       rj->replicas - 1);
+    const char *why = len >= (int)sizeof(child)
+                          ? "must be no more than 63 characters"
+                          : decode_check_dns1035_label(child);
+    if (why)
+        return decode_fail_at(c, doc_map_get(n, "name"), "name",
+                              "child Job name \"%.64s%s\": %s", child,
+                              strlen(child) > 64 ? "..." : "", why);
+    return 0;
 }
 
 int decode_jobset(struct decode_ctx *c, const struct doc_node *n,
@@ -129,6 +171,9 @@ int decode_jobset(struct decode_ctx *c, const struct doc_node *n,
         /* Counted before decoding so object_free releases partial specs. */
         js->n_replicated_jobs = i + 1;
         r = decode_replicated_job(c, rjs->items[i], &js->replicated_jobs[i]);
+        if (r == 0)
+            r = check_replicated_job(c, rjs->items[i], o->meta.name,
+                                     &js->replicated_jobs[i]);
         for (size_t j = 0; r == 0 && j < i; j++)
             if (strcmp(js->replicated_jobs[j].name,
                        js->replicated_jobs[i].name) == 0)

@@ -241,7 +241,7 @@ int decode_resource_flavor(struct decode_ctx *c, const struct doc_node *n,
     if (r < 0 || !spec)
         return r; /* an empty flavor matches every node */
     size_t mark = decode_path_push(c, "spec");
-    r = decode_field_strmap(c, spec, "nodeLabels", &rf->node_labels);
+    r = decode_field_labels(c, spec, "nodeLabels", &rf->node_labels);
     if (r == 0 && rf->node_labels.n > 8)
         r = decode_fail_at(c, doc_map_get(spec, "nodeLabels"), "nodeLabels",
                            "at most 8 labels, has %zu", rf->node_labels.n);

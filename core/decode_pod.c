@@ -3,7 +3,19 @@
  *
  * A pod spec is reduced to what scheduling needs; in particular the
  * containers' requests are folded into the pod's effective request the way
- * kube-scheduler computes it (k8s.io/component-helpers resource.PodRequests). */
+ * kube-scheduler computes it (k8s.io/component-helpers resource.PodRequests).
+ *
+ * A Node is Ready when its first Ready condition has status "True". A Node
+ * without status.conditions is Ready too: manifests written by hand for the
+ * simulator have none. Conditions that are there but do not say Ready=True
+ * (Ready "Unknown" or "False", no Ready condition, not a list, an item not a
+ * map, a type or status that is not a string) mean not Ready, never a decode
+ * error: core objects are read leniently, and unknown must not fail open.
+ *
+ * What an API server or Kueue's webhook would refuse is refused: negative
+ * quantities, PriorityClass values above 1e9 and unknown "system-" classes,
+ * a pod group whose kueue.x-k8s.io/pod-group-total-count is missing or not
+ * an integer >= 1. */
 #include <errno.h>
 #include <string.h>
 
@@ -16,22 +28,39 @@ int decode_namespace(struct decode_ctx *c, const struct doc_node *n,
     return 0;
 }
 
-static int decode_node_ready(struct decode_ctx *c, const struct doc_node *st,
-                             bool *ret)
+/* A condition field that is a string (any scalar, as decode_field_string
+ * reads them). */
+static const char *cond_string(const struct doc_node *item, const char *key)
 {
-    const struct doc_node *conds = NULL;
-    int r = decode_field_seq(c, st, "conditions", &conds);
-    *ret = true;
-    if (r < 0 || !conds)
-        return r;
+    const struct doc_node *v = doc_map_get(item, key);
+    const char *s = NULL;
+    if (!v || v->type != DOC_SCALAR || doc_get_string(v, &s) < 0)
+        return NULL;
+    return s;
+}
+
+/* Whether status.conditions (NULL when absent or null) says Ready. */
+static bool node_ready(const struct doc_node *conds)
+{
+    if (!conds)
+        return true; /* written by hand for the simulator */
+    if (conds->type != DOC_SEQ)
+        return false;
+    bool ready = false, seen = false;
     for (size_t i = 0; i < conds->n; i++) {
-        const char *type = NULL, *status = NULL;
-        doc_get_string(doc_map_get(conds->items[i], "type"), &type);
-        doc_get_string(doc_map_get(conds->items[i], "status"), &status);
-        if (type && status && strcmp(type, "Ready") == 0)
-            *ret = strcmp(status, "True") == 0;
+        const struct doc_node *it = conds->items[i];
+        const char *type = it->type == DOC_MAP ? cond_string(it, "type") : NULL;
+        const char *status =
+            it->type == DOC_MAP ? cond_string(it, "status") : NULL;
+        if (!type || !status)
+            return false; /* malformed: cannot tell */
+        /* The first one counts, as in Kubernetes' GetNodeCondition. */
+        if (!seen && strcmp(type, "Ready") == 0) {
+            seen = true;
+            ready = strcmp(status, "True") == 0;
+        }
     }
-    return 0;
+    return ready;
 }
 
 int decode_node(struct decode_ctx *c, const struct doc_node *n,
@@ -61,8 +90,10 @@ int decode_node(struct decode_ctx *c, const struct doc_node *n,
                                        &nd->allocatable);
         if (r == 0 && !doc_map_get(st, "allocatable"))
             r = resource_list_copy(&nd->allocatable, &nd->capacity);
-        if (r == 0)
-            r = decode_node_ready(c, st, &nd->ready);
+        if (r == 0) {
+            const struct doc_node *conds = doc_map_get(st, "conditions");
+            nd->ready = node_ready(doc_is_null(conds) ? NULL : conds);
+        }
         decode_path_pop(c, mark);
     }
     return r;
@@ -162,9 +193,15 @@ static int pod_requests(struct decode_ctx *c, const struct doc_node *spec,
     if (r == 0)
         r = decode_field_map(c, spec, "resources", &pod_res);
     if (r == 0 && pod_res) {
+        struct resource_list pod_limits;
+        resource_list_init(&pod_limits);
         mark = decode_path_push(c, "resources");
         r = decode_field_resources(c, pod_res, "requests", &ps->requests);
+        /* Not used, but checked like the containers' limits. */
+        if (r == 0)
+            r = decode_field_resources(c, pod_res, "limits", &pod_limits);
         decode_path_pop(c, mark);
+        resource_list_release(&pod_limits);
     }
     if (r == 0 && doc_map_get(spec, "overhead")) {
         struct resource_list overhead;
@@ -232,7 +269,7 @@ static int decode_pod_spec(struct decode_ctx *c, const struct doc_node *spec,
     if (r == 0)
         r = decode_field_string(c, spec, "restartPolicy", &ps->restart_policy);
     if (r == 0)
-        r = decode_field_strmap(c, spec, "nodeSelector", &ps->node_selector);
+        r = decode_field_labels(c, spec, "nodeSelector", &ps->node_selector);
     if (r == 0)
         r = decode_affinity(c, spec, ps);
     if (r == 0)
@@ -270,6 +307,60 @@ static int decode_spec_member(struct decode_ctx *c, const struct doc_node *n,
     return r;
 }
 
+#define POD_GROUP_NAME        "kueue.x-k8s.io/pod-group-name"
+#define POD_GROUP_TOTAL_COUNT "kueue.x-k8s.io/pod-group-total-count"
+
+/* Go's strconv.Atoi: optional sign, decimal digits, int64 range. */
+static bool parse_atoi(const char *s, int64_t *ret)
+{
+    bool neg = *s == '-';
+    uint64_t v = 0;
+    if (*s == '+' || *s == '-')
+        s++;
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (UINT64_C(1) << 63) / 10)
+            return false;
+        v = v * 10 + (uint64_t)(*s - '0');
+        if (v > (UINT64_C(1) << 63) - !neg)
+            return false;
+    }
+    *ret = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+/* Kueue's pod webhook: the pod-group-name label (or annotation) and the
+ * pod-group-total-count annotation come together, the count an integer of
+ * at least 1. */
+static int check_pod_group(struct decode_ctx *c, const struct doc_node *n,
+                           const struct object_meta *m)
+{
+    const struct doc_node *meta = doc_map_get(n, "metadata");
+    const struct doc_node *annots = doc_map_get(meta, "annotations");
+    const char *group = strmap_get(&m->annotations, POD_GROUP_NAME);
+    const char *count = strmap_get(&m->annotations, POD_GROUP_TOTAL_COUNT);
+    int64_t v = 0;
+    if (!group || !*group)
+        group = strmap_get(&m->labels, POD_GROUP_NAME);
+    size_t mark = decode_path_push(c, "metadata");
+    int r = 0;
+    if (group && *group && !count)
+        r = decode_fail_at(c, meta, "annotations." POD_GROUP_TOTAL_COUNT,
+                           "required with " POD_GROUP_NAME);
+    else if (count && (!group || !*group))
+        r = decode_fail_at(c, doc_map_get(annots, POD_GROUP_TOTAL_COUNT),
+                           "labels." POD_GROUP_NAME,
+                           "required with " POD_GROUP_TOTAL_COUNT);
+    else if (count && (!parse_atoi(count, &v) || v < 1))
+        r = decode_fail_at(c, doc_map_get(annots, POD_GROUP_TOTAL_COUNT),
+                           "annotations." POD_GROUP_TOTAL_COUNT,
+                           "must be an integer of at least 1, got \"%.64s\"",
+                           count);
+    decode_path_pop(c, mark);
+    return r;
+}
+
 int decode_pod(struct decode_ctx *c, const struct doc_node *n,
                struct object *o)
 {
@@ -277,6 +368,8 @@ int decode_pod(struct decode_ctx *c, const struct doc_node *n,
                                          "Failed", NULL};
     const struct doc_node *st = NULL;
     int r = decode_spec_member(c, n, &o->u.pod.spec);
+    if (r == 0)
+        r = check_pod_group(c, n, &o->meta);
     if (r == 0)
         r = decode_field_map(c, n, "status", &st);
     if (r == 0 && st) {
@@ -297,7 +390,7 @@ int decode_pod_template(struct decode_ctx *c, const struct doc_node *n,
     int r = decode_field_map(c, n, "metadata", &meta);
     if (r == 0 && meta) {
         size_t mark = decode_path_push(c, "metadata");
-        r = decode_field_strmap(c, meta, "labels", &ret->meta.labels);
+        r = decode_field_labels(c, meta, "labels", &ret->meta.labels);
         if (r == 0)
             r = decode_field_strmap(c, meta, "annotations",
                                     &ret->meta.annotations);
@@ -306,6 +399,46 @@ int decode_pod_template(struct decode_ctx *c, const struct doc_node *n,
     if (r == 0)
         r = decode_spec_member(c, n, &ret->spec);
     return r;
+}
+
+/* scheduling.k8s.io's validation: a user's class is at most 1e9; the
+ * "system-" prefix is reserved for the two built-in classes, as they are. */
+static int check_priority_class(struct decode_ctx *c, const struct doc_node *n,
+                                const char *name,
+                                const struct priority_class *pc)
+{
+    static const struct {
+        const char *name;
+        int32_t value;
+    } system[] = {{"system-node-critical", 2000001000},
+                  {"system-cluster-critical", 2000000000}};
+    if (strncmp(name, "system-", 7) != 0) {
+        if (pc->value > 1000000000)
+            return decode_fail_at(c, doc_map_get(n, "value"), "value",
+                                  "maximum allowed value of a user defined "
+                                  "priority is 1000000000");
+        return 0;
+    }
+    const struct doc_node *name_node =
+        doc_map_get(doc_map_get(n, "metadata"), "name");
+    for (size_t i = 0; i < sizeof(system) / sizeof(system[0]); i++) {
+        if (strcmp(system[i].name, name) != 0)
+            continue;
+        if (pc->value != system[i].value)
+            return decode_fail_at(c, doc_map_get(n, "value"), "value",
+                                  "value of %s PriorityClass must be %d", name,
+                                  (int)system[i].value);
+        if (pc->global_default)
+            return decode_fail_at(c, doc_map_get(n, "globalDefault"),
+                                  "globalDefault",
+                                  "globalDefault of %s PriorityClass must be "
+                                  "false",
+                                  name);
+        return 0;
+    }
+    return decode_fail_at(c, name_node, "metadata.name",
+                          "priority class names with 'system-' prefix are "
+                          "reserved for system use only");
 }
 
 int decode_priority_class(struct decode_ctx *c, const struct doc_node *n,
@@ -318,6 +451,8 @@ int decode_priority_class(struct decode_ctx *c, const struct doc_node *n,
         r = decode_fail_at(c, n, "value", "required");
     if (r == 0)
         r = decode_field_bool(c, n, "globalDefault", &pc->global_default);
+    if (r == 0)
+        r = check_priority_class(c, n, o->meta.name, pc);
     if (r == 0)
         r = decode_field_string(c, n, "preemptionPolicy",
                                 &pc->preemption_policy);

@@ -16,6 +16,7 @@ core_libordo_core_la_SOURCES = \
 	%reldir%/objects.h \
 	%reldir%/decode.c %reldir%/decode.h \
 	%reldir%/decode_meta.c \
+	%reldir%/decode_names.c \
 	%reldir%/decode_pod.c \
 	%reldir%/decode_job.c \
 	%reldir%/decode_kueue.c \

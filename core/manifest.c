@@ -15,6 +15,7 @@
 void manifest_set_init(struct manifest_set *s)
 {
     memset(s, 0, sizeof(*s));
+    s->max_objects = MANIFEST_MAX_OBJECTS;
 }
 
 void manifest_set_release(struct manifest_set *s)
@@ -63,11 +64,26 @@ static int load_node(struct manifest_set *s, const struct doc_node *n,
         for (size_t i = 0; i < items->n; i++) {
             int r = load_node(s, items->items[i], file, on_error, userdata,
                               bad);
-            if (r == -ENOMEM)
+            if (r == -ENOMEM || r == -E2BIG)
                 return r;
         }
         return 0;
     }
+    if (s->capped)
+        return -E2BIG;
+    if (s->n_documents >= s->max_objects) {
+        s->capped = true;
+        char where[32] = "";
+        if (n && n->line)
+            snprintf(where, sizeof(where), ":%u", n->line);
+        err_set(&e, E2BIG,
+                "%s%s: more than %zu objects in the manifests (the limit of "
+                "one manifest set); the rest is not read",
+                file, where, s->max_objects);
+        report(s, &e, on_error, userdata);
+        return -E2BIG;
+    }
+    s->n_documents++;
     struct object *o = NULL;
     int r = decode_object(n, file, &o, &e);
     if (r == DECODE_IGNORED) {
@@ -106,6 +122,8 @@ int manifest_load_buffer(struct manifest_set *s, const char *buf, size_t len,
     struct doc *d = NULL;
     struct err e;
     size_t i = 0;
+    if (s->capped)
+        return -E2BIG;
     while (i < len && strchr(" \t\r\n", buf[i]))
         i++;
     bool json = i < len && (buf[i] == '{' || buf[i] == '[');
@@ -171,7 +189,9 @@ static int load_dir(struct manifest_set *s, const char *path, int depth,
             continue;
         }
         int r = 0;
-        if (stat(child, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (s->capped) {
+            r = -E2BIG; /* reported once already */
+        } else if (stat(child, &st) == 0 && S_ISDIR(st.st_mode)) {
             if (depth < 16)
                 r = load_dir(s, child, depth + 1, on_error, userdata);
         } else if (is_manifest_name(name)) {
@@ -179,7 +199,7 @@ static int load_dir(struct manifest_set *s, const char *path, int depth,
         }
         if (r < 0 && result == 0)
             result = r;
-        if (r == -ENOMEM)
+        if (r == -ENOMEM || r == -E2BIG)
             result = r;
         free(child);
         free(names[i]);
@@ -193,6 +213,8 @@ int manifest_load_path(struct manifest_set *s, const char *path,
 {
     struct stat st;
     struct err e;
+    if (s->capped)
+        return -E2BIG;
     if (stat(path, &st) < 0) {
         int r = err_set(&e, errno, "%s: %s", path, strerror(errno));
         report(s, &e, on_error, userdata);

@@ -8,20 +8,33 @@
 #ifndef ORDO_MANIFEST_H
 #define ORDO_MANIFEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "err.h"
 #include "objects.h"
+
+/* At most this many documents (each item of a List counts as one, and so
+ * does a document of a kind Ordo does not read or one that fails to decode)
+ * are read into one manifest set. Past it the load stops with an error
+ * naming the file, reported once, and returns -E2BIG; later loads into the
+ * set return -E2BIG at once. Each file is also held to doc.h's limits: at
+ * most 64 MiB and DOC_MAX_NODES nodes (so at most that many documents). */
+#define MANIFEST_MAX_OBJECTS 1000000
 
 struct manifest_set {
     size_t n, cap;
     struct object **objects; /* owned */
     size_t n_ignored;        /* documents of kinds Ordo does not read */
     size_t n_errors;
+    size_t n_documents; /* documents seen, counted against max_objects */
+    size_t max_objects; /* MANIFEST_MAX_OBJECTS; tests may lower it */
+    bool capped;        /* max_objects was passed */
 };
 
 typedef void (*manifest_error_fn)(const struct err *e, void *userdata);
 
+/* An empty set with max_objects = MANIFEST_MAX_OBJECTS. */
 void manifest_set_init(struct manifest_set *s);
 /* Frees every object. NULL-safe. */
 void manifest_set_release(struct manifest_set *s);
@@ -29,8 +42,8 @@ void manifest_set_release(struct manifest_set *s);
 /* Loads one path: a file, or a directory whose *.yaml, *.yml and *.json
  * files are read in name order (subdirectories too). Returns 0 when every
  * document decoded, -EINVAL when some did not (each reported through
- * on_error, counted in n_errors), or another negative errno (-ENOMEM, or
- * -ENOENT for a missing path, also reported). */
+ * on_error, counted in n_errors), or another negative errno (-ENOMEM,
+ * -E2BIG past max_objects, or -ENOENT for a missing path, also reported). */
 int manifest_load_path(struct manifest_set *s, const char *path,
                        manifest_error_fn on_error, void *userdata);
 

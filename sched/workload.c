@@ -532,7 +532,7 @@ static struct cq *resolve_cq(struct cluster *c, struct workload *w)
     if (ns)
         nsl = &ns->obj->meta.labels;
     struct strmap_entry merged[64];
-    struct strmap tmp = {0, merged};
+    struct strmap tmp = {.n = 0, .items = merged};
     for (size_t i = 0; i < nsl->n && i < 63; i++)
         merged[tmp.n++] = nsl->items[i];
     if (!strmap_has(&tmp, auto_label.key))

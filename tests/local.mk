@@ -12,7 +12,10 @@ UNIT_TESTS = \
 	tests/unit/test_sim_output \
 	tests/unit/test_quota_tree \
 	tests/unit/test_kclient \
-	tests/unit/test_kube_evict
+	tests/unit/test_kube_evict \
+	tests/unit/test_strmap \
+	tests/unit/test_decode_limits \
+	tests/unit/test_decode_time
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -34,6 +37,17 @@ tests_unit_test_decode_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_manifest_SOURCES = tests/unit/test_manifest.c
 tests_unit_test_manifest_LDADD = $(UNIT_LDADD)
 tests_unit_test_manifest_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_strmap_SOURCES = tests/unit/test_strmap.c
+tests_unit_test_strmap_LDADD = $(UNIT_LDADD)
+tests_unit_test_strmap_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_decode_limits_SOURCES = tests/unit/test_decode_limits.c \
+	tests/unit/decode_helpers.h
+tests_unit_test_decode_limits_LDADD = $(UNIT_LDADD)
+tests_unit_test_decode_limits_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_decode_time_SOURCES = tests/unit/test_decode_time.c \
+	tests/unit/decode_helpers.h
+tests_unit_test_decode_time_LDADD = $(UNIT_LDADD)
+tests_unit_test_decode_time_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_log_SOURCES = tests/unit/test_log.c
 tests_unit_test_log_LDADD = $(UNIT_LDADD)
 tests_unit_test_log_CFLAGS = $(UNIT_CFLAGS)

@@ -36,9 +36,13 @@ check "validate bad: summary" 1 "1 objects, 1 Node; 0 ignored (kinds Ordo does n
     -- "$bin" --validate "$data/manifests/bad"
 check "validate missing" 1 "/nonexistent.yaml: No such file or directory" -- "$bin" --validate /nonexistent.yaml
 check "validate no args" 2 "needs at least one" -- "$bin" --validate
-# Every real object decodes; the one error is the watch-event envelope,
-# which is not an object.
-check "validate k8s fixtures" 1 "7 objects, 1 Namespace, 1 Node, 2 Pod, 2 Job, 1 PriorityClass; 14 ignored (kinds Ordo does not read); 1 errors" \
+# The fixtures' placeholder names ("nameValue") are not valid Kubernetes
+# names, so each of the 7 objects of kinds Ordo reads is refused for its name,
+# as an API server would (the unit tests decode them with the names
+# lowercased); the other error is the watch-event envelope, not an object.
+check "validate k8s fixtures" 1 "0 objects; 14 ignored (kinds Ordo does not read); 8 errors" \
+    -- "$bin" --validate "$data/k8s-api"
+check "validate k8s fixtures: names" 1 "core.v1.Pod.json: Pod: metadata.name: invalid name \"nameValue\": a lowercase RFC 1123 subdomain" \
     -- "$bin" --validate "$data/k8s-api"
 check "validate k8s fixtures: envelope" 1 "core.v1.WatchEvent.json: kind: missing: not a Kubernetes object" \
     -- "$bin" --validate "$data/k8s-api"
@@ -50,6 +54,13 @@ check "sim-check reports a violation" 1 "invariant violated at t=0s: node small:
 check "sim without manifests" 2 "--sim needs at least one" -- "$bin" --sim
 check "sim bad until" 2 "--sim-until: expected" -- "$bin" --sim "$data/sim/overcommitted" --sim-until soon
 check "sim bad manifests" 1 "broken.yaml:12: ClusterQueue team-b" -- "$bin" --sim "$data/manifests/bad" --no-progress
+# Input Kubernetes would reject is rejected, the field named.
+check "validate negative allocatable" 1 "negative-node.yaml:9: Node worker-1: status.allocatable.cpu: must be non-negative, got \"-8\"" \
+    -- "$bin" --validate "$data/manifests/negative-node.yaml"
+check "sim refuses a negative request" 1 "job.yaml:16: Job default/free-lunch: spec.template.spec.containers[0].resources.requests.cpu: must be non-negative, got \"-4\"" \
+    -- "$bin" --sim "$data/manifests/negative-request" --no-progress
+check "sim runs the same cluster without it" 0 "workloads: 0" \
+    -- "$bin" --sim "$data/manifests/negative-request/cluster.yaml" --no-progress
 check "sim bad config" 1 "--config: " -- "$bin" --sim "$data/sim/overcommitted" --config "$data/manifests/good/queues.yaml"
 
 echo "$passed passed, $failed failed"

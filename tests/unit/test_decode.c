@@ -53,6 +53,23 @@ static void must_fail(const char *yaml, const char *want)
     assert_contains(msg, want);
 }
 
+/* Sets the scalar of metadata.<key> in a document tree. */
+static void set_meta(struct doc_node *doc, const char *key, const char *value)
+{
+    struct doc_node *meta = NULL;
+    for (size_t i = 0; i < doc->n; i++)
+        if (strcmp(doc->keys[i], "metadata") == 0)
+            meta = doc->items[i];
+    assert_non_null(meta);
+    for (size_t i = 0; i < meta->n; i++)
+        if (strcmp(meta->keys[i], key) == 0)
+            meta->items[i]->scalar = value;
+}
+
+/* Loads a fixture. Their placeholder names ("nameValue", "namespaceValue")
+ * are not valid Kubernetes names, which the decoder refuses (see
+ * test_fixture_names_refused), so they are lowercased first: everything else
+ * is decoded as the fixture has it. */
 static struct object *load_fixture(const char *name)
 {
     char path[1024];
@@ -65,6 +82,8 @@ static struct object *load_fixture(const char *name)
         print_error("%s\n", e.msg);
     assert_int_equal(r, 0);
     assert_int_equal(d->n_docs, 1);
+    set_meta(d->docs[0], "name", "namevalue");
+    set_meta(d->docs[0], "namespace", "namespacevalue");
     r = decode_object(d->docs[0], path, &o, &e);
     if (r < 0)
         print_error("%s\n", e.msg);
@@ -75,7 +94,7 @@ static struct object *load_fixture(const char *name)
 
 static void check_fixture_meta(const struct object *o)
 {
-    assert_string_equal(o->meta.name, "nameValue");
+    assert_string_equal(o->meta.name, "namevalue");
     assert_string_equal(o->meta.uid, "uidValue");
     assert_string_equal(o->meta.resource_version, "resourceVersionValue");
     assert_string_equal(strmap_get(&o->meta.labels, "labelsKey"),
@@ -122,7 +141,7 @@ static void test_fixture_pod(void **state)
     for (size_t i = 0; i < 2; i++) {
         struct object *o = load_fixture(files[i]);
         assert_int_equal(o->kind, OBJ_POD);
-        assert_string_equal(o->meta.namespace_, "namespaceValue");
+        assert_string_equal(o->meta.namespace_, "namespacevalue");
         check_fixture_meta(o);
         check_fixture_pod_spec(&o->u.pod.spec);
         assert_int_equal(o->u.pod.spec.priority, 25);
@@ -181,6 +200,38 @@ static void test_fixture_others(void **state)
     assert_string_equal(o->u.priority_class.preemption_policy,
                         "preemptionPolicyValue");
     object_free(o);
+}
+
+/* As the fixtures are, their names are refused, as an API server would. */
+static void test_fixture_names_refused(void **state)
+{
+    const char *files[] = {"core.v1.Pod.json", "batch.v1.Job.yaml",
+                           "core.v1.Node.json", "core.v1.Namespace.json",
+                           "scheduling.k8s.io.v1.PriorityClass.json"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char path[1024];
+        struct doc *d = NULL;
+        struct err e = {{0}};
+        struct object *o = NULL;
+        snprintf(path, sizeof(path), "%s/k8s-api/%s", test_data_dir(),
+                 files[i]);
+        assert_int_equal(doc_load_file(path, &d, &e), 0);
+        assert_int_equal(decode_object(d->docs[0], path, &o, &e), -EINVAL);
+        assert_contains(e.msg, "metadata.name: invalid name \"nameValue\": a "
+                               "lowercase RFC 1123 ");
+        /* once the name is valid, the namespace is checked */
+        set_meta(d->docs[0], "name", "namevalue");
+        int r = decode_object(d->docs[0], path, &o, &e);
+        if (strstr(files[i], "Pod") || strstr(files[i], "Job")) {
+            assert_int_equal(r, -EINVAL);
+            assert_contains(e.msg, "metadata.namespace: invalid namespace "
+                                   "\"namespaceValue\"");
+        } else {
+            assert_int_equal(r, 0);
+            object_free(o);
+        }
+        doc_free(d);
+    }
 }
 
 /* Every fixture parses; the kinds Ordo does not read are reported as
@@ -662,6 +713,7 @@ int main(void)
         cmocka_unit_test(test_fixture_job),
         cmocka_unit_test(test_fixture_node),
         cmocka_unit_test(test_fixture_others),
+        cmocka_unit_test(test_fixture_names_refused),
         cmocka_unit_test(test_fixture_ignored_kinds),
         cmocka_unit_test(test_pod_requests),
         cmocka_unit_test(test_pod_defaults),

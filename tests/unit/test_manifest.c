@@ -116,6 +116,91 @@ static void test_buffer(void **state)
     manifest_set_release(&s);
 }
 
+#define NS_DOC(name)                                                           \
+    "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: " name "}\n"
+
+/* A lowered cap: the document past it is reported once with its file and
+ * line, what came before is kept, and the set takes nothing more. */
+static void test_object_cap(void **state)
+{
+    const char *yaml = NS_DOC("a")
+        NS_DOC("b") "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: "
+                    "c}\n" NS_DOC("d") NS_DOC("e");
+    struct manifest_set s;
+    struct collected c = {0};
+    manifest_set_init(&s);
+    assert_int_equal(s.max_objects, MANIFEST_MAX_OBJECTS);
+    assert_int_equal(MANIFEST_MAX_OBJECTS, 1000000);
+    s.max_objects = 3; /* the ConfigMap counts too */
+    assert_int_equal(
+        manifest_load_buffer(&s, yaml, strlen(yaml), "big.yaml", collect, &c),
+        -E2BIG);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(s.n_errors, 1);
+    assert_contains(c.msgs[0], "big.yaml:14: more than 3 objects in the "
+                               "manifests (the limit of one manifest set); "
+                               "the rest is not read");
+    assert_int_equal(s.n, 2);
+    assert_int_equal(s.n_ignored, 1);
+    assert_true(s.capped);
+    /* nothing more is read, nor reported again */
+    assert_int_equal(
+        manifest_load_buffer(&s, yaml, strlen(yaml), "more.yaml", collect, &c),
+        -E2BIG);
+    char path[1024];
+    data_path(path, sizeof(path), "good");
+    assert_int_equal(manifest_load_path(&s, path, collect, &c), -E2BIG);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(s.n, 2);
+    manifest_set_release(&s);
+
+    /* exactly at the cap is fine */
+    manifest_set_init(&s);
+    s.max_objects = 5;
+    assert_int_equal(
+        manifest_load_buffer(&s, yaml, strlen(yaml), "big.yaml", NULL, NULL),
+        0);
+    assert_int_equal(s.n, 4);
+    manifest_set_release(&s);
+}
+
+/* Items of a List count one each; in a directory, loading stops at the file
+ * where the cap is passed. */
+static void test_object_cap_list_and_dir(void **state)
+{
+    const char *json = "{\"apiVersion\": \"v1\", \"kind\": \"List\", "
+                       "\"items\": [{\"apiVersion\": \"v1\", \"kind\": "
+                       "\"Namespace\", \"metadata\": {\"name\": \"a\"}}, "
+                       "{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", "
+                       "\"metadata\": {\"name\": \"b\"}}]}";
+    struct manifest_set s;
+    struct collected c = {0};
+    manifest_set_init(&s);
+    s.max_objects = 1;
+    assert_int_equal(
+        manifest_load_buffer(&s, json, strlen(json), "list.json", collect, &c),
+        -E2BIG);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(c.n, 1);
+    assert_contains(c.msgs[0], "list.json: more than 1 objects");
+    manifest_set_release(&s);
+
+    /* good/: jobs.json (a List of a Job and a Namespace) sorts first, then
+     * queues.yaml, whose first document is one too many */
+    char path[1024];
+    memset(&c, 0, sizeof(c));
+    manifest_set_init(&s);
+    s.max_objects = 2;
+    data_path(path, sizeof(path), "good");
+    assert_int_equal(manifest_load_path(&s, path, collect, &c), -E2BIG);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(s.n_documents, 2);
+    assert_contains(c.msgs[0], "good/queues.yaml:");
+    assert_contains(c.msgs[0], ": more than 2 objects");
+    assert_int_equal(s.n, 2);
+    manifest_set_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -123,6 +208,8 @@ int main(void)
         cmocka_unit_test(test_bad_dir_reports_all),
         cmocka_unit_test(test_missing_path),
         cmocka_unit_test(test_buffer),
+        cmocka_unit_test(test_object_cap),
+        cmocka_unit_test(test_object_cap_list_and_dir),
     };
     return cmocka_run_group_tests_name("manifest", tests, NULL, NULL);
 }
