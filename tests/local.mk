@@ -228,17 +228,24 @@ CLEANFILES += $(addprefix tests/fuzz/fuzz_,$(FUZZ_TARGETS))
 # ---- benchmarks -----------------------------------------------------------
 # `make bench`: figures, never assertions on time. Meaningful in a build
 # without sanitizers (build/release).
-EXTRA_PROGRAMS = tests/bench/bench_cycle tests/bench/bench_kueue_baseline
+EXTRA_PROGRAMS = tests/bench/bench_cycle tests/bench/bench_kueue_baseline \
+	tests/bench/bench_scale
 tests_bench_bench_cycle_SOURCES = tests/bench/bench_cycle.c
 tests_bench_bench_cycle_LDADD = sched/libordo-sched.la $(LIBS)
 tests_bench_bench_kueue_baseline_SOURCES = tests/bench/bench_kueue_baseline.c
 tests_bench_bench_kueue_baseline_LDADD = sched/libordo-sched.la $(JSONC_LIBS) $(LIBS)
 tests_bench_bench_kueue_baseline_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
-CLEANFILES += tests/bench/bench_cycle tests/bench/bench_kueue_baseline
+tests_bench_bench_scale_SOURCES = tests/bench/bench_scale.c
+tests_bench_bench_scale_LDADD = sched/libordo-sched.la $(JSONC_LIBS) $(LIBS)
+CLEANFILES += tests/bench/bench_cycle tests/bench/bench_kueue_baseline \
+	tests/bench/bench_scale
+# BENCH_SCALE_ARGS: e.g. "cqs 100000" or "completions 100000 100" (see
+# tests/bench/bench_scale.c).
 bench: tests/bench/bench_cycle tests/bench/bench_kueue_baseline \
-		$(plugin_LTLIBRARIES)
+		tests/bench/bench_scale $(plugin_LTLIBRARIES)
 	./tests/bench/bench_cycle $(BENCH_ARGS)
 	./tests/bench/bench_kueue_baseline $(BENCH_BASELINE_ARGS)
+	./tests/bench/bench_scale $(BENCH_SCALE_ARGS)
 .PHONY: bench
 
 # ---- long random runs -----------------------------------------------------
