@@ -10,6 +10,8 @@ UNIT_TESTS = \
 	tests/unit/test_log \
 	tests/unit/test_config \
 	tests/unit/test_sim_output \
+	tests/unit/test_sim_check \
+	tests/unit/test_cluster_scale \
 	tests/unit/test_quota_tree \
 	tests/unit/test_kclient \
 	tests/unit/test_kube_evict
@@ -58,6 +60,12 @@ tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
 	sched/sim_report.c sched/sim_plot.c sched/sim.h
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_test_sim_check_SOURCES = tests/unit/test_sim_check.c
+tests_unit_test_sim_check_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_sim_check_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_cluster_scale_SOURCES = tests/unit/test_cluster_scale.c
+tests_unit_test_cluster_scale_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_cluster_scale_CFLAGS = $(UNIT_CFLAGS)
 
 # ---- plugin ABI rules ---------------------------------------------------
 # One fixture plugin per loader rule (tests/abi/fixtures), built as real
