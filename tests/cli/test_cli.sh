@@ -172,5 +172,14 @@ check "sim end past the time limit never comes" 0 "workloads: 1 (0 pending, 1 ad
 check "sim end just before the time limit" 0 "workloads: 1 (0 pending, 0 admitted, 1 finished), end time 2562047h47m00s" \
     -- "$bin" --sim "$sim/near" --no-progress --sim-check
 
+# --plot never uses an object name as a file name: a valid 252-character
+# ClusterQueue name gets usage-1-<its first 40 characters>.svg.
+long=$(printf 'a%.0s' $(seq 63)).$(printf 'b%.0s' $(seq 63)).$(printf 'c%.0s' $(seq 63)).$(printf 'd%.0s' $(seq 60))
+mkdir "$sim/long"
+queues | sed "s/name: cq}/name: $long}/; s/clusterQueue: cq}/clusterQueue: $long}/" >"$sim/long/all.yaml"
+check "sim plot with a 252-character ClusterQueue name" 0 "<tr><td>$long</td><td><a href=\"usage-1-${long:0:40}.svg\">" \
+    -- sh -c '"$1" --sim "$2/long" --no-progress --plot "$2/plots" >/dev/null && cat "$2/plots/index.html" && test -f "$2/plots/usage-1-$3.svg"' \
+    sh "$bin" "$sim" "${long:0:40}"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
