@@ -164,10 +164,10 @@ static int reconcile_jobset(struct sim *sm, struct workload *w, uint32_t ps)
 
 /* The Job/JobSet controller: keeps `count` pods running until the pod set
  * has its completions; a finished workload releases its quota. A workload
- * above WORKLOAD_PODS_MAX gets no pods: it is never admitted. */
+ * above WORKLOAD_PODS_MAX gets no pods. */
 static int reconcile(struct sim *sm, struct workload *w)
 {
-    if (w->state == WL_FINISHED || w->over_cap)
+    if (w->state == WL_FINISHED)
         return 0;
     bool done = true;
     for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
@@ -176,8 +176,11 @@ static int reconcile(struct sim *sm, struct workload *w)
         uint32_t active = s->n_pending + s->n_bound;
         if (succeeded < target)
             done = false;
-        if ((w->kind != WL_JOB && w->kind != WL_JOBSET) || w->suspended)
-            continue; /* a suspended job's controller makes no pods */
+        /* A suspended job's controller makes no pods, nor does that of
+         * a workload above the cap (it is never admitted). */
+        if ((w->kind != WL_JOB && w->kind != WL_JOBSET) || w->suspended ||
+            w->over_cap)
+            continue;
         if (w->kind == WL_JOBSET) {
             int r = reconcile_jobset(sm, w, ps);
             if (r < 0)
