@@ -90,6 +90,9 @@ void cluster_release(struct cluster *c)
         cq_free(q);
     }
     free(c->cqs_v);
+    free(c->busy);
+    free(c->usage_changed);
+    free(c->changed);
     free(c->fresh);
     free(c->stragglers);
     free(c->holders);
@@ -301,14 +304,193 @@ static int add_cq(struct cluster *c, struct object *o)
         return -ENOMEM;
     }
     q->obj = o;
+    q->cluster = c;
     HASH_ADD_KEYPTR(hh, c->cqs, q->name, strlen(q->name), q);
     return 0;
 }
 
 void cluster_wake_parked(struct cluster *c)
 {
-    for (uint32_t i = 0; i < c->n_cqs; i++)
-        c->cqs_v[i]->requeue_gen++;
+    c->wake_gen++;
+}
+
+void workload_count_pod(struct workload *w, const struct pod *p, int sign)
+{
+    uint32_t d = (uint32_t)sign; /* unsigned wrap: +1 or -1 */
+    bool active = false;
+    switch (p->state) {
+    case PODSTATE_BOUND:
+        w->pods_bound += d;
+        active = true;
+        break;
+    case PODSTATE_SUCCEEDED:
+        w->pods_succeeded += d;
+        break;
+    case PODSTATE_FAILED:
+        w->pods_failed += d;
+        break;
+    default:
+        active = true;
+    }
+    if (p->podset >= w->n_podsets)
+        return;
+    struct podset *s = &w->podsets[p->podset];
+    switch (p->state) {
+    case PODSTATE_PENDING:
+        s->n_pending += d;
+        break;
+    case PODSTATE_BOUND:
+        s->n_bound += d;
+        break;
+    case PODSTATE_SUCCEEDED:
+        s->n_succeeded += d;
+        break;
+    case PODSTATE_FAILED:
+        s->n_failed += d;
+        break;
+    }
+    if (!s->child_active || p->child >= s->n_children)
+        return;
+    if (p->state == PODSTATE_SUCCEEDED)
+        s->child_succeeded[p->child] += d;
+    else if (active)
+        s->child_active[p->child] += d;
+}
+
+void pod_set_state(struct cluster *c, struct pod *p, enum pod_phase_sim s)
+{
+    if (p->state == s)
+        return;
+    struct workload *w = p->wl;
+    if (w)
+        workload_count_pod(w, p, -1);
+    p->state = s;
+    if (w) {
+        workload_count_pod(w, p, 1);
+        /* Out of memory only delays the controllers' next look at it. */
+        (void)cluster_mark_changed(c, w);
+    }
+}
+
+/* Appends v to a growing array of pointers. */
+static int push_ptr(void ***v, size_t *n, size_t *cap, void *item)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        void **nv = realloc(*v, nc * sizeof(*nv));
+        if (!nv)
+            return -ENOMEM;
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = item;
+    return 0;
+}
+
+int cluster_mark_changed(struct cluster *c, struct workload *w)
+{
+    if (w->changed)
+        return 0;
+    int r = push_ptr((void ***)&c->changed, &c->n_changed, &c->cap_changed, w);
+    if (r == 0)
+        w->changed = true;
+    return r;
+}
+
+static int cmp_wl_seq(const void *a, const void *b)
+{
+    const struct workload *x = *(const struct workload *const *)a;
+    const struct workload *y = *(const struct workload *const *)b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int cluster_take_changed(struct cluster *c, struct workload ***ret,
+                         size_t *ret_n)
+{
+    struct workload **v = c->changed;
+    size_t n = c->n_changed;
+    c->changed = NULL;
+    c->n_changed = c->cap_changed = 0;
+    for (size_t i = 0; i < n; i++)
+        v[i]->changed = false;
+    /* Creation order: the order in which a walk over all workloads would
+     * have met them. */
+    if (n > 1)
+        qsort(v, n, sizeof(*v), cmp_wl_seq);
+    *ret = v;
+    *ret_n = n;
+    return 0;
+}
+
+int cluster_mark_busy(struct cluster *c, struct cq *q)
+{
+    if (q->busy)
+        return 0;
+    size_t n = c->n_busy, cap = c->cap_busy;
+    int r = push_ptr((void ***)&c->busy, &n, &cap, q);
+    if (r < 0)
+        return r;
+    c->n_busy = (uint32_t)n;
+    c->cap_busy = (uint32_t)cap;
+    q->busy = true;
+    c->busy_sorted =
+        c->n_busy < 2 ||
+        (c->busy_sorted && c->busy[c->n_busy - 2]->index < q->index);
+    return 0;
+}
+
+static int cmp_cq_index(const void *a, const void *b)
+{
+    const struct cq *x = *(const struct cq *const *)a;
+    const struct cq *y = *(const struct cq *const *)b;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+void cluster_busy_refresh(struct cluster *c)
+{
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < c->n_busy; i++) {
+        struct cq *q = c->busy[i];
+        /* Only queues of the current cqs_v take part in cycles. */
+        if (q->n_pending == 0 || q->index >= c->n_cqs ||
+            c->cqs_v[q->index] != q) {
+            q->busy = false;
+            continue;
+        }
+        c->busy[keep++] = q;
+    }
+    c->n_busy = keep;
+    if (!c->busy_sorted && keep > 1)
+        qsort(c->busy, keep, sizeof(*c->busy), cmp_cq_index);
+    c->busy_sorted = true;
+}
+
+void cluster_mark_usage(struct cluster *c, struct cq *q)
+{
+    if (!c || q->usage_changed)
+        return;
+    size_t n = c->n_usage_changed, cap = c->cap_usage_changed;
+    if (push_ptr((void ***)&c->usage_changed, &n, &cap, q) < 0)
+        return; /* out of memory: that sample is missed */
+    c->n_usage_changed = (uint32_t)n;
+    c->cap_usage_changed = (uint32_t)cap;
+    q->usage_changed = true;
+}
+
+int cluster_take_usage_changed(struct cluster *c, struct cq ***ret,
+                               uint32_t *ret_n)
+{
+    struct cq **v = c->usage_changed;
+    uint32_t n = c->n_usage_changed;
+    c->usage_changed = NULL;
+    c->n_usage_changed = c->cap_usage_changed = 0;
+    for (uint32_t i = 0; i < n; i++)
+        v[i]->usage_changed = false;
+    if (n > 1)
+        qsort(v, n, sizeof(*v), cmp_cq_index);
+    *ret = v;
+    *ret_n = n;
+    return 0;
 }
 
 void cluster_pod_gone(struct cluster *c, struct pod *p)
@@ -316,14 +498,11 @@ void cluster_pod_gone(struct cluster *c, struct pod *p)
     if (p->node && p->state == PODSTATE_BOUND)
         node_charge(p->node, p, -1);
     p->node = NULL;
-    p->state = PODSTATE_FAILED;
+    pod_set_state(c, p, PODSTATE_FAILED);
     cluster_wake_parked(c);
     struct workload *w = p->wl;
-    if (!w || !w->evicting)
-        return;
-    for (size_t i = 0; i < w->n_pods; i++)
-        if (w->pods[i]->state == PODSTATE_BOUND)
-            return; /* still going */
+    if (!w || !w->evicting || w->pods_bound > 0)
+        return; /* not evicting, or still going */
     workload_requeue_evicted(c, w);
 }
 
@@ -491,6 +670,7 @@ static void charge_slot(struct cq *q, uint32_t g, uint32_t fi, uint32_t ri,
 
 void cq_charge(struct cq *q, const struct workload *wl, int sign)
 {
+    cluster_mark_usage(q->cluster, q);
     for (uint32_t k = 0; k < wl->n_charges; k++) {
         const struct wl_charge *ch = &wl->charges[k];
         const struct podset *s = &wl->podsets[ch->ps];
@@ -620,10 +800,17 @@ int cluster_rebuild_queues(struct cluster *c)
             free(v);
             return -ENOMEM;
         }
+        if (!q->in_v) {
+            /* Wake-ups count for it from now on. */
+            q->in_v = true;
+            q->wake_base = c->wake_gen;
+        }
         q->requeue_gen++;
         v[i++] = q;
     }
     qsort(v, n, sizeof(*v), cmp_cq_name);
+    for (i = 0; i < n; i++)
+        v[i]->index = i;
     free(c->cqs_v);
     c->cqs_v = v;
     c->n_cqs = n;

@@ -79,6 +79,13 @@ struct podset {
     int32_t *req_ids;   /* resource ids */
     int64_t *req_milli; /* request of one pod */
     const struct pod_spec *spec; /* template (owned by the top object) */
+    /* Its pods by state, kept as they change (pod_set_state), so that
+     * nothing rescans a workload's pods to count them. */
+    uint32_t n_pending, n_bound, n_succeeded, n_failed;
+    /* A JobSet's replicated job: per child Job (pod.child < n_children),
+     * pods not finished and pods that succeeded. */
+    uint32_t n_children;
+    uint32_t *child_active, *child_succeeded;
 };
 
 /* What an admission charges per pod of a pod set on one (flavor,
@@ -155,7 +162,15 @@ struct workload {
     /* Pods that belong to it, in creation order. */
     size_t n_pods, cap_pods;
     struct pod **pods;
-    uint32_t succeeded; /* pods that succeeded (Job completions) */
+    /* Of them, whatever their pod set: bound, succeeded, failed (or
+     * gone). */
+    uint32_t pods_bound, pods_succeeded, pods_failed;
+    /* Pods its pod sets run together (a JobSet's replicas x parallelism
+     * summed, a pod group's total count), without wrapping; above
+     * WORKLOAD_PODS_MAX (workload.h) it is never admitted. */
+    uint64_t pods_wanted;
+    bool over_cap;
+    bool changed; /* listed in cluster.changed */
     UT_hash_handle hh;
     /* Last: long and cold, away from the flags the queues scan. */
     char reason[REASON_MAX]; /* why pending, last seen */
@@ -177,9 +192,17 @@ struct cq {
     struct cq_group *groups;
     struct ordo_plugin *queue_plugin;
     struct qnode *qnode; /* its node in cluster.tree */
+    struct cluster *cluster; /* the cluster it is filed in */
+    uint32_t index;          /* position in cluster.cqs_v */
     bool active;
     char inactive_reason[160];
-    uint64_t requeue_gen; /* bumped when parked workloads may fit again */
+    /* Parked workloads may fit again when cq_requeue_gen() moves past the
+     * value they were parked at: this queue's own bumps (rebuilds) plus
+     * the cluster's wake-ups since it joined cqs_v (wake_base). */
+    uint64_t requeue_gen, wake_base;
+    bool in_v;          /* has been in cqs_v (wake_base is set) */
+    bool busy;          /* listed in cluster.busy */
+    bool usage_changed; /* listed in cluster.usage_changed */
     /* Pending workloads, kept sorted by the QUEUE plugin. */
     size_t n_pending, cap_pending;
     struct workload **pending;
@@ -209,6 +232,23 @@ struct cluster {
     struct cq *cqs;
     struct cq **cqs_v; /* sorted by name, for stable iteration */
     uint32_t n_cqs;
+    /* ClusterQueues that may have pending workloads (every one that has
+     * some is here): the cycle looks for heads only in these. Sorted by
+     * index when busy_sorted. */
+    struct cq **busy;
+    uint32_t n_busy, cap_busy;
+    bool busy_sorted;
+    /* ClusterQueues whose usage changed since cluster_take_usage_changed()
+     * (the simulator samples only those). */
+    struct cq **usage_changed;
+    uint32_t n_usage_changed, cap_usage_changed;
+    /* Wake-ups of parked workloads (cluster_wake_parked), for
+     * cq_requeue_gen(). */
+    uint64_t wake_gen;
+    /* Workloads whose pods or state changed since cluster_take_changed()
+     * (the simulator's controllers reconcile only those), each once. */
+    struct workload **changed;
+    size_t n_changed, cap_changed;
     struct obj_entry *lqs, *pcs, *wpcs, *namespaces, *jobs, *jobsets,
         *cohorts, *topologies;
     struct qtree tree; /* ClusterQueues and cohorts */
@@ -252,8 +292,45 @@ int cluster_sync(struct cluster *c);
 void cluster_pod_gone(struct cluster *c, struct pod *p);
 
 /* Something freed quota or node room: every parked workload gets another
- * try (BestEffortFIFO). */
+ * try (BestEffortFIFO). O(1): it moves every queue's cq_requeue_gen(). */
 void cluster_wake_parked(struct cluster *c);
+
+/* The requeue generation of q: parked workloads of q whose parked_gen is
+ * below it get another try. */
+static inline uint64_t cq_requeue_gen(const struct cluster *c,
+                                      const struct cq *q)
+{
+    return q->requeue_gen + (c->wake_gen - q->wake_base);
+}
+
+/* Sets a pod's state, keeping its workload's counts (pod sets, JobSet
+ * children) and marking the workload changed. */
+void pod_set_state(struct cluster *c, struct pod *p, enum pod_phase_sim s);
+
+/* Adds (sign 1) or removes (-1) pod p in its workload's counts, by its
+ * current state, pod set and child. */
+void workload_count_pod(struct workload *w, const struct pod *p, int sign);
+
+/* Lists w among the workloads that changed (once until taken). 0 or
+ * -ENOMEM. */
+int cluster_mark_changed(struct cluster *c, struct workload *w);
+/* Hands over the changed workloads (in the order of their creation) and
+ * starts a new list: *ret (free it) gets *ret_n entries, their `changed`
+ * cleared. 0 or -ENOMEM. */
+int cluster_take_changed(struct cluster *c, struct workload ***ret,
+                         size_t *ret_n);
+
+/* Lists q as having pending workloads (queue_push). 0 or -ENOMEM. */
+int cluster_mark_busy(struct cluster *c, struct cq *q);
+/* Sorts the busy list by index and drops queues with nothing pending. */
+void cluster_busy_refresh(struct cluster *c);
+
+/* Marks q's usage as changed (cq_charge, rebuilds). */
+void cluster_mark_usage(struct cluster *c, struct cq *q);
+/* The ClusterQueues whose usage changed, by index, into the caller's
+ * *ret (free it); the list starts again. 0 or -ENOMEM. */
+int cluster_take_usage_changed(struct cluster *c, struct cq ***ret,
+                               uint32_t *ret_n);
 
 /* Records that preemptor w holds node room. */
 int cluster_mark_holder(struct cluster *c, struct workload *w);

@@ -364,6 +364,20 @@ static struct entry *fs_next(struct ordo_cycle *cy, struct entry *entries,
     return NULL;
 }
 
+/* Gives q the QUEUE plugin of its strategy, as it is looked at: only
+ * queues with pending workloads need one. */
+static void queue_plugin_assign(struct scheduler *s, struct cq *q)
+{
+    struct ordo_plugin *p =
+        q->obj->u.cluster_queue.queueing_strategy == QUEUEING_STRICT_FIFO
+            ? s->plugins.queue_strict
+            : s->plugins.queue_best_effort;
+    if (q->queue_plugin != p) {
+        q->queue_plugin = p;
+        q->dirty = true;
+    }
+}
+
 /* The head of q: the first workload in queue order that is not parked
  * (parked ones come back when the requeue generation moved) and whose pods
  * all exist. A Job or JobSet whose controller is still creating its pods
@@ -380,9 +394,13 @@ static struct workload *queue_head(const struct cluster *c, struct cq *q)
     for (size_t i = 0; c->n_preempting && i < q->n_pending; i++)
         if (q->pending[i]->preempting && workload_ready(q->pending[i]))
             return q->pending[i];
+    uint64_t gen = cq_requeue_gen(c, q);
     for (size_t i = 0; i < q->n_pending; i++) {
         struct workload *w = q->pending[i];
-        if (w->ns_mismatch || (w->parked && w->parked_gen >= q->requeue_gen))
+        /* Never a head: outside the namespaceSelector, or more pods than
+         * Ordo admits (the reason says so). */
+        if (w->ns_mismatch || w->over_cap ||
+            (w->parked && w->parked_gen >= gen))
             continue;
         w->parked = false;
         if (!workload_ready(w)) {
@@ -467,13 +485,17 @@ int cycle_run(struct scheduler *s)
     drain_stopped(&cy);
     place_stragglers(&cy);
 
-    entries = arena_calloc(cy.scratch, c->n_cqs + 1, sizeof(*entries));
+    /* Heads come only from queues with pending workloads, in cqs_v order:
+     * the cost of a cycle does not grow with idle ClusterQueues. */
+    cluster_busy_refresh(c);
+    entries = arena_calloc(cy.scratch, c->n_busy + 1, sizeof(*entries));
     if (!entries) {
         r = -ENOMEM;
         goto out;
     }
-    for (uint32_t i = 0; i < c->n_cqs; i++) {
-        struct cq *q = c->cqs_v[i];
+    for (uint32_t i = 0; i < c->n_busy; i++) {
+        struct cq *q = c->busy[i];
+        queue_plugin_assign(s, q);
         if (!q->queue_plugin)
             continue;
         struct workload *head = queue_head(c, q);
@@ -484,7 +506,7 @@ int cycle_run(struct scheduler *s)
                                 q->name, q->inactive_reason);
             continue;
         }
-        entries[n].gen = q->requeue_gen;
+        entries[n].gen = cq_requeue_gen(c, q);
         entries[n++].wl = head;
     }
     bool fair = s->config && s->config->fair_sharing;
@@ -611,22 +633,6 @@ void scheduler_release(struct scheduler *s)
         cluster_release(&s->cluster);
 }
 
-/* Gives every ClusterQueue the QUEUE plugin of its strategy. */
-static void assign_queue_plugins(struct scheduler *s)
-{
-    for (uint32_t i = 0; i < s->cluster.n_cqs; i++) {
-        struct cq *q = s->cluster.cqs_v[i];
-        struct ordo_plugin *p =
-            q->obj->u.cluster_queue.queueing_strategy == QUEUEING_STRICT_FIFO
-                ? s->plugins.queue_strict
-                : s->plugins.queue_best_effort;
-        if (q->queue_plugin != p) {
-            q->queue_plugin = p;
-            q->dirty = true;
-        }
-    }
-}
-
 int scheduler_run(struct scheduler *s)
 {
     int total = 0;
@@ -634,7 +640,6 @@ int scheduler_run(struct scheduler *s)
         int r = cluster_sync(&s->cluster);
         if (r < 0)
             return r;
-        assign_queue_plugins(s);
         uint64_t parked = s->parked, evictions = s->evictions;
         r = cycle_run(s);
         if (r < 0)

@@ -16,7 +16,8 @@ sched_libordo_sched_la_SOURCES = \
 	%reldir%/cycle.c %reldir%/cycle.h %reldir%/scheduler.h \
 	%reldir%/place.c %reldir%/place.h \
 	%reldir%/preempt.c %reldir%/preempt.h %reldir%/preempt_check.c \
-	%reldir%/sim.c %reldir%/sim.h \
+	%reldir%/sim.c %reldir%/sim.h %reldir%/sim_int.h \
+	%reldir%/sim_jobs.c %reldir%/sim_check.c \
 	%reldir%/kube_evict.c %reldir%/kube_evict.h \
 	%reldir%/sim_report.c %reldir%/sim_plot.c
 sched_libordo_sched_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(YAML_CFLAGS) $(CURL_CFLAGS)

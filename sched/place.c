@@ -140,7 +140,7 @@ void place_bind(struct ordo_cycle *cy, struct pod **pods, struct node **nodes,
     for (size_t i = 0; i < n; i++) {
         pods[i]->node = nodes[i];
         pods[i]->ran_on = nodes[i];
-        pods[i]->state = PODSTATE_BOUND;
+        pod_set_state(cy->c, pods[i], PODSTATE_BOUND);
         pods[i]->bound_at_ns = cy->c->now_ns;
         int r = cy->s->backend->bind(cy->s->backend_data, pods[i], nodes[i]);
         if (r < 0) {
@@ -148,7 +148,7 @@ void place_bind(struct ordo_cycle *cy, struct pod **pods, struct node **nodes,
                   pods[i]->key, nodes[i]->name, strerror(-r));
             node_charge(nodes[i], pods[i], -1);
             pods[i]->node = NULL;
-            pods[i]->state = PODSTATE_PENDING;
+            pod_set_state(cy->c, pods[i], PODSTATE_PENDING);
             if (pods[i]->wl)
                 cluster_mark_straggler(cy->c, pods[i]->wl);
         }

@@ -9,8 +9,10 @@
 #include "plugins.h"
 #include "watchdog.h"
 
-int queue_push(struct cq *q, struct workload *w)
+int queue_push(struct cluster *c, struct cq *q, struct workload *w)
 {
+    if (cluster_mark_busy(c, q) < 0)
+        return -ENOMEM;
     if (q->n_pending == q->cap_pending) {
         size_t cap = q->cap_pending ? q->cap_pending * 2 : 16;
         struct workload **v = realloc(q->pending, cap * sizeof(*v));

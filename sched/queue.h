@@ -5,9 +5,9 @@
 
 #include "cluster.h"
 
-/* Appends w (pending) to q's queue; the order is restored lazily. 0 or
- * -ENOMEM. */
-int queue_push(struct cq *q, struct workload *w);
+/* Appends w (pending) to q's queue and lists q among c's busy queues;
+ * the order is restored lazily. 0 or -ENOMEM. */
+int queue_push(struct cluster *c, struct cq *q, struct workload *w);
 /* Removes w from q's queue when it is there. */
 void queue_remove(struct cq *q, struct workload *w);
 /* Sorts q's queue with its QUEUE plugin when it changed. */

@@ -1,19 +1,22 @@
-/* sim.c - the simulated cluster: a virtual clock, an event queue, emulated
- * Job/JobSet controllers and kubelets, and the scheduler acting through the
- * sim backend (see sim.h). */
+/* sim.c - the simulated cluster: a virtual clock, an event queue, kubelets,
+ * and the scheduler acting through the sim backend (see sim.h). The
+ * emulated Job/JobSet controllers are in sim_jobs.c, --sim-check in
+ * sim_check.c.
+ *
+ * Times are int64 nanoseconds; every sum saturates at INT64_MAX, an
+ * instant that never comes, and the clock never goes back. */
 #include "sim.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "arena.h"
 #include "duration.h"
 #include "log.h"
 #include "manifest.h"
 #include "resid.h"
+#include "sim_int.h"
 #include "workload.h"
 
 enum sim_event_type { EV_ARRIVE = 0, EV_POD_DONE };
@@ -25,27 +28,6 @@ struct sim_event {
     struct object *obj;  /* EV_ARRIVE: owned until filed */
     struct pod *pod;     /* EV_POD_DONE */
     int64_t bound_at_ns; /* EV_POD_DONE: stale when the pod was rebound */
-};
-
-struct last_value {
-    char *key;
-    int64_t usage;
-    uint64_t tree_gen; /* check_node: the tree the usage was read from */
-    UT_hash_handle hh;
-};
-
-struct sim {
-    struct scheduler s;
-    const struct sim_options *opt;
-    struct sim_event *heap;
-    size_t n_heap, cap_heap;
-    uint64_t seq;
-    size_t processed;
-    struct sim_history history;
-    struct last_value *last;
-    struct last_value *checked; /* usage at the last invariant check */
-    bool tty;
-    size_t violations;
 };
 
 /* ---- the event heap (min by time, then seq) ------------------------------ */
@@ -102,290 +84,10 @@ static struct sim_event heap_pop(struct sim *sm)
     return top;
 }
 
-/* ---- emulated controllers ---------------------------------------------------
- */
+/* ---- kubelets and the backend ------------------------------------------ */
 
-/* Order in which objects that arrive together are filed, so that what a
- * thing refers to is there first. */
-static int kind_rank(enum object_kind k)
-{
-    switch (k) {
-    case OBJ_NAMESPACE:
-    case OBJ_PRIORITY_CLASS:
-    case OBJ_WORKLOAD_PRIORITY_CLASS:
-    case OBJ_TOPOLOGY:
-        return 0;
-    case OBJ_RESOURCE_FLAVOR:
-    case OBJ_COHORT:
-        return 1;
-    case OBJ_CLUSTER_QUEUE:
-        return 2;
-    case OBJ_LOCAL_QUEUE:
-        return 3;
-    case OBJ_NODE:
-        return 4;
-    case OBJ_JOB:
-    case OBJ_JOBSET:
-        return 5;
-    default:
-        return 6;
-    }
-}
-
-static int copy_strmap(struct arena *a, struct strmap *dst,
-                       const struct strmap *src)
-{
-    for (size_t i = 0; i < src->n; i++)
-        if (strmap_set(dst, a, src->items[i].key, src->items[i].value) < 0)
-            return -ENOMEM;
-    return 0;
-}
-
-/* A pod as the Job (or JobSet) controller creates it from a template. Its
- * strings point into the owner, which outlives it. */
-static struct object *make_pod(const struct object *owner,
-                               const struct object_meta *tmeta,
-                               const struct pod_spec *tspec, const char *name,
-                               const char *rj_name)
-{
-    struct object *o = calloc(1, sizeof(*o));
-    if (!o || !(o->arena = arena_new()))
-        goto oom;
-    o->kind = OBJ_POD;
-    o->api_version = "v1";
-    o->file = owner->file;
-    o->line = owner->line;
-    o->meta.name = arena_strdup(o->arena, name);
-    o->meta.namespace_ = owner->meta.namespace_;
-    o->u.pod.spec = *tspec;
-    o->u.pod.spec.node_name = NULL;
-    resource_list_init(&o->u.pod.spec.requests);
-    if (!o->meta.name ||
-        resource_list_copy(&o->u.pod.spec.requests, &tspec->requests) < 0 ||
-        copy_strmap(o->arena, &o->meta.labels, &tmeta->labels) < 0 ||
-        copy_strmap(o->arena, &o->meta.annotations, &tmeta->annotations) < 0)
-        goto oom;
-    if (owner->kind == OBJ_JOB) {
-        o->meta.owners = arena_calloc(o->arena, 1, sizeof(*o->meta.owners));
-        if (!o->meta.owners)
-            goto oom;
-        o->meta.owners[0] = (struct owner_ref){
-            "batch/v1", "Job", owner->meta.name, owner->meta.uid, true};
-        o->meta.n_owners = 1;
-    } else if (strmap_set(&o->meta.labels, o->arena, LABEL_JOBSET_NAME,
-                          owner->meta.name) < 0 ||
-               strmap_set(&o->meta.labels, o->arena, LABEL_REPLICATED_JOB,
-                          rj_name) < 0) {
-        goto oom;
-    }
-    return o;
-oom:
-    object_free(o);
-    return NULL;
-}
-
-/* Pods of pod set ps that are not finished, and that succeeded. */
-static void podset_counts(const struct workload *w, uint32_t ps,
-                          uint32_t *ret_active, uint32_t *ret_succeeded)
-{
-    *ret_active = *ret_succeeded = 0;
-    for (size_t i = 0; i < w->n_pods; i++) {
-        if (w->pods[i]->podset != ps)
-            continue;
-        if (w->pods[i]->state == PODSTATE_SUCCEEDED)
-            (*ret_succeeded)++;
-        else if (w->pods[i]->state != PODSTATE_FAILED)
-            (*ret_active)++;
-    }
-}
-
-/* Completions a pod set needs: a Job's completions (or its parallelism),
- * a JobSet's replicas x completions. */
-static uint32_t podset_target(const struct workload *w, uint32_t ps)
-{
-    if (w->kind == WL_JOB) {
-        const struct job_spec *js = &w->top->u.job.spec;
-        return js->has_completions ? (uint32_t)js->completions
-                                   : (uint32_t)js->parallelism;
-    }
-    if (w->kind == WL_JOBSET) {
-        const struct replicated_job *rj = &w->top->u.jobset.replicated_jobs[ps];
-        uint32_t per = rj->spec.has_completions
-                           ? (uint32_t)rj->spec.completions
-                           : (uint32_t)rj->spec.parallelism;
-        return per * (uint32_t)rj->replicas;
-    }
-    return w->podsets[ps].count;
-}
-
-static int sim_add(struct sim *sm, struct object *o);
-
-/* A JobSet's replicated job ps is `replicas` child Jobs, each making
- * `parallelism` pods at a time until `completions` of them succeeded. */
-struct child_counts {
-    uint32_t replicas, parallelism, completions;
-    uint32_t *active, *succeeded; /* per child */
-};
-
-static int child_counts(const struct workload *w, uint32_t ps,
-                        struct child_counts *ret)
-{
-    const struct replicated_job *rj = &w->top->u.jobset.replicated_jobs[ps];
-    ret->replicas = (uint32_t)rj->replicas;
-    ret->parallelism = (uint32_t)rj->spec.parallelism;
-    ret->completions = rj->spec.has_completions ? (uint32_t)rj->spec.completions
-                                                : ret->parallelism;
-    ret->active = calloc(ret->replicas + 1, sizeof(uint32_t));
-    ret->succeeded = calloc(ret->replicas + 1, sizeof(uint32_t));
-    if (!ret->active || !ret->succeeded) {
-        free(ret->active);
-        free(ret->succeeded);
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < w->n_pods; i++) {
-        const struct pod *p = w->pods[i];
-        if (p->podset != ps || p->child >= ret->replicas)
-            continue;
-        if (p->state == PODSTATE_SUCCEEDED)
-            ret->succeeded[p->child]++;
-        else if (p->state != PODSTATE_FAILED)
-            ret->active[p->child]++;
-    }
-    return 0;
-}
-
-static void child_counts_release(struct child_counts *cc)
-{
-    free(cc->active);
-    free(cc->succeeded);
-}
-
-/* Pods of pod set ps that will never be needed again: count minus the
- * completions still to come. */
-static uint32_t podset_reclaimable(const struct workload *w, uint32_t ps)
-{
-    if (w->kind == WL_JOBSET) {
-        /* Kueue (JobSet.ReclaimablePods): parallelism pods per child Job
-         * that succeeded; a running child gives nothing back. */
-        struct child_counts cc;
-        if (child_counts(w, ps, &cc) < 0)
-            return w->podsets[ps].reclaimable;
-        uint32_t n = 0;
-        for (uint32_t j = 0; j < cc.replicas; j++)
-            if (cc.succeeded[j] >= cc.completions)
-                n += cc.parallelism;
-        child_counts_release(&cc);
-        return n < w->podsets[ps].count ? n : w->podsets[ps].count;
-    }
-    uint32_t active, succeeded, target = podset_target(w, ps);
-    podset_counts(w, ps, &active, &succeeded);
-    uint32_t left = succeeded < target ? target - succeeded : 0;
-    return left < w->podsets[ps].count ? w->podsets[ps].count - left : 0;
-}
-
-/* The JobSet controller for replicated job ps: each child Job keeps
- * min(parallelism, completions left) pods until its completions. */
-static int reconcile_jobset(struct sim *sm, struct workload *w, uint32_t ps)
-{
-    const struct replicated_job *r = &w->top->u.jobset.replicated_jobs[ps];
-    struct child_counts cc;
-    if (child_counts(w, ps, &cc) < 0)
-        return -ENOMEM;
-    int ret = 0;
-    for (uint32_t j = 0; j < cc.replicas && ret == 0; j++) {
-        uint32_t left = cc.succeeded[j] < cc.completions
-                            ? cc.completions - cc.succeeded[j]
-                            : 0;
-        uint32_t want = left < cc.parallelism ? left : cc.parallelism;
-        for (uint32_t a = cc.active[j]; a < want && ret == 0; a++) {
-            char name[512];
-            snprintf(name, sizeof(name), "%s-%s-%zu", w->top->meta.name,
-                     r->name, w->n_pods);
-            struct object *pod =
-                make_pod(w->top, &r->spec.template.meta, &r->spec.template.spec,
-                         name, r->name);
-            if (!pod) {
-                ret = -ENOMEM;
-                break;
-            }
-            size_t before = w->n_pods;
-            ret = sim_add(sm, pod);
-            if (ret == 0 && w->n_pods > before)
-                w->pods[w->n_pods - 1]->child = j;
-        }
-    }
-    child_counts_release(&cc);
-    return ret;
-}
-
-/* The Job/JobSet controller: keeps `count` pods running until the pod set
- * has its completions; a finished workload releases its quota. */
-static int reconcile(struct sim *sm, struct workload *w)
-{
-    if (w->state == WL_FINISHED)
-        return 0;
-    bool done = true;
-    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
-        uint32_t active, succeeded, target = podset_target(w, ps);
-        podset_counts(w, ps, &active, &succeeded);
-        if (succeeded < target)
-            done = false;
-        if ((w->kind != WL_JOB && w->kind != WL_JOBSET) || w->suspended)
-            continue; /* a suspended job's controller makes no pods */
-        if (w->kind == WL_JOBSET) {
-            int r = reconcile_jobset(sm, w, ps);
-            if (r < 0)
-                return r;
-            continue;
-        }
-        uint32_t left = succeeded < target ? target - succeeded : 0;
-        uint32_t want =
-            left < w->podsets[ps].count ? left : w->podsets[ps].count;
-        /* A Job: count pods at a time until its completions. */
-        const struct pod_template *tpl = &w->top->u.job.spec.template;
-        while (active < want) {
-            char name[512];
-            snprintf(name, sizeof(name), "%s-%zu", w->top->meta.name,
-                     w->n_pods);
-            struct object *pod =
-                make_pod(w->top, &tpl->meta, &tpl->spec, name, NULL);
-            if (!pod)
-                return -ENOMEM;
-            int r = sim_add(sm, pod);
-            if (r < 0)
-                return r;
-            active++;
-        }
-    }
-    /* Kueue's reclaimablePods: pods of an admitted Job that will not run
-     * again (its last wave is smaller) give their quota back. */
-    if (w->state == WL_ADMITTED && w->admitted_cq) {
-        bool changed = false;
-        for (uint32_t ps = 0; ps < w->n_podsets; ps++)
-            changed |= podset_reclaimable(w, ps) != w->podsets[ps].reclaimable;
-        if (changed) {
-            cq_charge(w->admitted_cq, w, -1);
-            for (uint32_t ps = 0; ps < w->n_podsets; ps++)
-                w->podsets[ps].reclaimable = podset_reclaimable(w, ps);
-            cq_charge(w->admitted_cq, w, 1);
-            cluster_wake_parked(&sm->s.cluster);
-        }
-    }
-    if (w->kind == WL_POD_GROUP) {
-        /* Kueue: a group is done when group-total-count of its pods
-         * succeeded (replacements of evicted ones included). */
-        uint32_t ok = 0;
-        for (size_t i = 0; i < w->n_pods; i++)
-            ok += w->pods[i]->state == PODSTATE_SUCCEEDED;
-        done = ok >= w->group_total;
-    }
-    if (done && w->n_pods > 0) {
-        workload_finish(&sm->s.cluster, w);
-        LOG_V(2, "workload finished wl=\"%s\"", w->key);
-    }
-    return 0;
-}
-
+/* How long a pod runs: its ordo.dev/sim-runtime (its template's), else its
+ * workload's top object's; load() checked every one of them. */
 static int64_t pod_runtime(const struct pod *p, bool *ret_forever)
 {
     const char *v = strmap_get(&p->obj->meta.annotations, ANNOT_SIM_RUNTIME);
@@ -396,14 +98,16 @@ static int64_t pod_runtime(const struct pod *p, bool *ret_forever)
     return ns;
 }
 
-/* A pod starts running on its node: schedule its end. */
+/* A pod starts running on its node: schedule its end, unless that is
+ * beyond the end of time. */
 static int pod_started(struct sim *sm, struct pod *p)
 {
     bool forever;
     int64_t run = pod_runtime(p, &forever);
-    if (forever)
+    int64_t end = sim_time_add(sm->s.cluster.now_ns, run);
+    if (forever || end == INT64_MAX)
         return 0;
-    struct sim_event ev = {.t_ns = sm->s.cluster.now_ns + run,
+    struct sim_event ev = {.t_ns = end,
                            .type = EV_POD_DONE,
                            .pod = p,
                            .bound_at_ns = p->bound_at_ns};
@@ -431,19 +135,18 @@ static int sim_evict(void *data, struct pod *p)
 }
 
 /* The emulated Job/JobSet controllers read the workload's `suspended`,
- * which the cycle cleared: nothing else to do. */
+ * which the cycle cleared: they look at it again. */
 static int sim_resume(void *data, struct workload *w)
 {
-    (void)data;
+    struct sim *sm = data;
     LOG_V(2, "resume job wl=\"%s\"", w->key);
-    return 0;
+    return cluster_mark_changed(&sm->s.cluster, w);
 }
 
 static const struct backend_ops sim_backend = {
     .bind = sim_bind, .evict = sim_evict, .resume = sim_resume};
 
-/* Files an object in the cluster at the current time. */
-static int sim_add(struct sim *sm, struct object *o)
+int sim_add(struct sim *sm, struct object *o)
 {
     struct cluster *c = &sm->s.cluster;
     char key[512];
@@ -473,137 +176,30 @@ static int sim_add(struct sim *sm, struct object *o)
 static void pod_done(struct sim *sm, struct pod *p)
 {
     struct cluster *c = &sm->s.cluster;
-    p->state = PODSTATE_SUCCEEDED;
+    pod_set_state(c, p, PODSTATE_SUCCEEDED);
     if (p->node)
         node_charge(p->node, p, -1);
     /* Capacity came free: parked workloads may fit now. */
     cluster_wake_parked(c);
 }
 
-/* ---- invariants (--sim-check) --------------------------------------------- */
-
-static void violation(struct sim *sm, size_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void violation(struct sim *sm, size_t *n, const char *fmt, ...)
-{
-    char t[64], msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "invariant violated at t=%s: %s\n",
-            duration_format(sm->s.cluster.now_ns, t, sizeof(t)), msg);
-    (*n)++;
-}
-
-/* A node's usage above what it can hold is a violation only when it grew
- * since the last check: lowering a quota below what is admitted is the
- * admin's doing (Kueue lets that usage stay), admitting past it is not.
- * When the tree was rebuilt since (queues changed: a Cohort moved, a
- * ClusterQueue left its cohort), usage may land on a node without any
- * admission: growth then counts from the rebuilt tree's baseline. */
-static void check_node(struct sim *sm, size_t *n, const struct qnode *nd)
-{
-    const struct qtree *t = &sm->s.cluster.tree;
-    if (nd->in_cycle)
-        return;
-    for (uint32_t i = 0; i < t->n_fr; i++) {
-        int64_t use = qnode_usage(nd, (int)i);
-        int64_t cap = qtree_potential_available(nd, (int)i);
-        char key[600];
-        snprintf(key, sizeof(key), "%s\n%s\n%s\n%s", nd->cq ? "cq" : "co",
-                 nd->name, t->frs[i].flavor->name, resid_name(t->frs[i].res));
-        struct last_value *lv = NULL;
-        HASH_FIND_STR(sm->checked, key, lv);
-        const struct cluster *c = &sm->s.cluster;
-        int64_t before =
-            lv && lv->tree_gen == c->tree_gen ? lv->usage : nd->baseline[i];
-        if (use > cap && use > before)
-            violation(sm, n, "%s %s: %s in flavor %s used %lld > limit %lld",
-                      nd->cq ? "ClusterQueue" : "cohort", nd->name,
-                      resid_name(t->frs[i].res), t->frs[i].flavor->name,
-                      (long long)use, (long long)cap);
-        if (!lv) {
-            lv = calloc(1, sizeof(*lv));
-            if (!lv || !(lv->key = strdup(key))) {
-                free(lv);
-                continue; /* out of memory: checked from zero next time */
-            }
-            HASH_ADD_KEYPTR(hh, sm->checked, lv->key, strlen(lv->key), lv);
-        }
-        lv->usage = use;
-        lv->tree_gen = sm->s.cluster.tree_gen;
-    }
-}
-
-/* What must hold whenever the scheduler is done with an instant: no node
- * over allocatable, no ClusterQueue or cohort over its limits, every
- * admitted workload bound as a whole, no preemptor left waiting for
- * victims it did not get (nobody preempted for nothing). */
-static size_t check_invariants(struct sim *sm)
-{
-    struct cluster *c = &sm->s.cluster;
-    const struct qtree *t = &c->tree;
-    size_t n = 0;
-    for (uint32_t i = 0; i < c->n_nodes; i++) {
-        const struct node *nd = c->nodes_v[i];
-        for (int32_t id = 0; id < nd->n_ids; id++)
-            if (nd->used[id] > nd->alloc[id])
-                violation(sm, &n, "node %s: %s used %lld > allocatable %lld",
-                          nd->name, resid_name(id), (long long)nd->used[id],
-                          (long long)nd->alloc[id]);
-    }
-    /* Every ClusterQueue and cohort within what it could ever hold. */
-    struct qnode *co, *cotmp;
-    for (uint32_t q = 0; q < t->n_cq; q++)
-        check_node(sm, &n, t->cq_nodes[q]);
-    HASH_ITER(hh, t->cohorts, co, cotmp)
-    check_node(sm, &n, co);
-    bool any_evicting = false;
-    struct workload *w, *tmp;
-    HASH_ITER(hh, c->workloads, w, tmp)
-    any_evicting |= w->evicting;
-    HASH_ITER(hh, c->workloads, w, tmp)
-    {
-        if (w->preempting && w->state == WL_PENDING && !any_evicting)
-            violation(sm, &n,
-                      "workload %s preempted others and is still pending: %s",
-                      w->key, w->reason);
-        if (w->state != WL_ADMITTED)
-            continue;
-        for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
-            uint32_t bound = 0;
-            for (size_t i = 0; i < w->n_pods; i++)
-                bound += w->pods[i]->podset == ps &&
-                         w->pods[i]->state == PODSTATE_BOUND;
-            uint32_t want = w->podsets[ps].count - w->podsets[ps].reclaimable;
-            if (bound > w->podsets[ps].count)
-                violation(sm, &n,
-                          "workload %s pod set %s: %u pods bound, admitted "
-                          "for %u",
-                          w->key, w->podsets[ps].name, bound,
-                          w->podsets[ps].count);
-            else if (w->admitted_ns == c->now_ns && bound < want)
-                violation(sm, &n,
-                          "workload %s pod set %s admitted with %u of %u "
-                          "pods bound",
-                          w->key, w->podsets[ps].name, bound, want);
-        }
-    }
-    return n;
-}
-
 /* ---- history and progress -------------------------------------------------
  */
 
+/* Samples the usage of the ClusterQueues whose usage changed since the
+ * last instant (cq_charge marks them): one sample per (flavor, resource)
+ * whose value moved. */
 static int record_usage(struct sim *sm)
 {
     struct cluster *c = &sm->s.cluster;
-    for (uint32_t i = 0; i < c->n_cqs; i++) {
-        const struct cq *q = c->cqs_v[i];
-        for (uint32_t g = 0; g < q->n_groups; g++) {
+    struct cq **changed = NULL;
+    uint32_t n_changed = 0;
+    int ret = cluster_take_usage_changed(c, &changed, &n_changed);
+    for (uint32_t i = 0; ret == 0 && i < n_changed; i++) {
+        const struct cq *q = changed[i];
+        for (uint32_t g = 0; ret == 0 && g < q->n_groups; g++) {
             const struct cq_group *grp = &q->groups[g];
-            for (uint32_t f = 0; f < grp->n_flavors; f++) {
+            for (uint32_t f = 0; ret == 0 && f < grp->n_flavors; f++) {
                 for (uint32_t r = 0; r < grp->n_res; r++) {
                     const char *res = resid_name(grp->res_ids[r]);
                     int64_t u = grp->usage[f * grp->n_res + r];
@@ -618,7 +214,8 @@ static int record_usage(struct sim *sm)
                         lv = calloc(1, sizeof(*lv));
                         if (!lv || !(lv->key = strdup(key))) {
                             free(lv);
-                            return -ENOMEM;
+                            ret = -ENOMEM;
+                            break;
                         }
                         HASH_ADD_KEYPTR(hh, sm->last, lv->key, strlen(lv->key),
                                         lv);
@@ -629,8 +226,10 @@ static int record_usage(struct sim *sm)
                         size_t cap = h->cap ? h->cap * 2 : 256;
                         struct usage_sample *v =
                             realloc(h->samples, cap * sizeof(*v));
-                        if (!v)
-                            return -ENOMEM;
+                        if (!v) {
+                            ret = -ENOMEM;
+                            break;
+                        }
                         h->samples = v;
                         h->cap = cap;
                     }
@@ -641,7 +240,8 @@ static int record_usage(struct sim *sm)
             }
         }
     }
-    return 0;
+    free(changed);
+    return ret;
 }
 
 static void progress(struct sim *sm, bool final)
@@ -681,6 +281,96 @@ static void print_error(const struct err *e, void *userdata)
     fprintf(stderr, "%s\n", e->msg);
 }
 
+/* Order in which objects that arrive together are filed, so that what a
+ * thing refers to is there first. */
+static int kind_rank(enum object_kind k)
+{
+    switch (k) {
+    case OBJ_NAMESPACE:
+    case OBJ_PRIORITY_CLASS:
+    case OBJ_WORKLOAD_PRIORITY_CLASS:
+    case OBJ_TOPOLOGY:
+        return 0;
+    case OBJ_RESOURCE_FLAVOR:
+    case OBJ_COHORT:
+        return 1;
+    case OBJ_CLUSTER_QUEUE:
+        return 2;
+    case OBJ_LOCAL_QUEUE:
+        return 3;
+    case OBJ_NODE:
+        return 4;
+    case OBJ_JOB:
+    case OBJ_JOBSET:
+        return 5;
+    default:
+        return 6;
+    }
+}
+
+/* Parses annotation `name` of map m (at field path `at` of object o) as a
+ * duration into *ret_ns (left alone when absent); prints why and returns
+ * -EINVAL when it is not one. */
+static int annotation_duration(const struct object *o, const char *at,
+                               const struct strmap *m, const char *name,
+                               int64_t *ret_ns)
+{
+    const char *v = strmap_get(m, name);
+    int64_t ns = 0;
+    if (!v)
+        return 0;
+    int r = duration_parse(v, &ns);
+    if (r == 0) {
+        *ret_ns = ns;
+        return 0;
+    }
+    char key[512];
+    fprintf(stderr, "%s:%u: %s %s: %sannotations[%s]: ", o->file, o->line,
+            object_kind_name(o->kind), object_key(o, key, sizeof(key)), at,
+            name);
+    if (r == -ERANGE)
+        fprintf(stderr,
+                "duration \"%s\" out of range (at most about "
+                "2562047h)\n",
+                v);
+    else
+        fprintf(stderr,
+                "invalid duration \"%s\" (e.g. \"90s\", "
+                "\"1h30m\")\n",
+                v);
+    return -EINVAL;
+}
+
+/* Every ordo.dev/sim-runtime the simulator may read for o's pods: its own,
+ * and those of its pod templates. -EINVAL after printing each bad one. */
+static int check_runtimes(const struct object *o)
+{
+    int64_t ns;
+    int r = 0;
+    if (o->kind != OBJ_POD && o->kind != OBJ_JOB && o->kind != OBJ_JOBSET)
+        return 0;
+    if (annotation_duration(o, "metadata.", &o->meta.annotations,
+                            ANNOT_SIM_RUNTIME, &ns) < 0)
+        r = -EINVAL;
+    if (o->kind == OBJ_JOB &&
+        annotation_duration(o, "spec.template.metadata.",
+                            &o->u.job.spec.template.meta.annotations,
+                            ANNOT_SIM_RUNTIME, &ns) < 0)
+        r = -EINVAL;
+    for (size_t i = 0;
+         o->kind == OBJ_JOBSET && i < o->u.jobset.n_replicated_jobs; i++) {
+        char at[96];
+        snprintf(at, sizeof(at),
+                 "spec.replicatedJobs[%zu].template.spec.template.metadata.",
+                 i);
+        const struct replicated_job *rj = &o->u.jobset.replicated_jobs[i];
+        if (annotation_duration(o, at, &rj->spec.template.meta.annotations,
+                                ANNOT_SIM_RUNTIME, &ns) < 0)
+            r = -EINVAL;
+    }
+    return r;
+}
+
 static int load(struct sim *sm, char **paths, int n_paths)
 {
     struct manifest_set set;
@@ -694,6 +384,17 @@ static int load(struct sim *sm, char **paths, int n_paths)
                         "manifests\n");
         r = -EINVAL;
     }
+    /* The simulator's annotations, all of them before anything runs. */
+    int64_t *arrival = calloc(set.n ? set.n : 1, sizeof(*arrival));
+    if (!arrival)
+        r = -ENOMEM;
+    for (size_t i = 0; r != -ENOMEM && i < set.n; i++) {
+        const struct object *o = set.objects[i];
+        if (annotation_duration(o, "metadata.", &o->meta.annotations,
+                                ANNOT_SIM_ARRIVAL, &arrival[i]) < 0 ||
+            check_runtimes(o) < 0)
+            r = -EINVAL;
+    }
     /* Pushed by kind rank, in manifest order within a rank, so that what
      * arrives together is filed with what it refers to first; the heap
      * keeps this order (seq) among events of the same time. */
@@ -702,40 +403,18 @@ static int load(struct sim *sm, char **paths, int n_paths)
             struct object *o = set.objects[i];
             if (!o || kind_rank(o->kind) != rank)
                 continue;
-            const char *v = strmap_get(&o->meta.annotations, ANNOT_SIM_ARRIVAL);
-            int64_t at = 0;
-            if (v && duration_parse(v, &at) < 0) {
-                char key[512];
-                fprintf(stderr,
-                        "%s:%u: %s %s: metadata.annotations[%s]: invalid "
-                        "duration \"%s\" (e.g. \"90s\", \"1h30m\")\n",
-                        o->file, o->line, object_kind_name(o->kind),
-                        object_key(o, key, sizeof(key)), ANNOT_SIM_ARRIVAL, v);
-                r = -EINVAL;
-                break;
-            }
-            struct sim_event ev = {.t_ns = at, .type = EV_ARRIVE, .obj = o};
+            struct sim_event ev = {
+                .t_ns = arrival[i], .type = EV_ARRIVE, .obj = o};
             r = heap_push(sm, ev);
             if (r == 0)
                 set.objects[i] = NULL;
         }
+    free(arrival);
     for (size_t i = 0; i < set.n; i++)
         object_free(set.objects[i]);
     set.n = 0;
     manifest_set_release(&set);
     return r;
-}
-
-static int reconcile_all(struct sim *sm)
-{
-    struct workload *w, *tmp;
-    HASH_ITER(hh, sm->s.cluster.workloads, w, tmp)
-    {
-        int r = reconcile(sm, w);
-        if (r < 0)
-            return r;
-    }
-    return 0;
 }
 
 static int sim_loop(struct sim *sm)
@@ -747,6 +426,16 @@ static int sim_loop(struct sim *sm)
         int64_t t = sm->heap[0].t_ns;
         if (!opt->until_idle && t > opt->until_ns)
             break;
+        if (t < c->now_ns) {
+            /* Every event is pushed at or after now: a bug if not. */
+            char a[64], b[64];
+            fprintf(stderr,
+                    "ordo-scheduler: internal error: the virtual clock would "
+                    "go back from %s to %s\n",
+                    duration_format(c->now_ns, a, sizeof(a)),
+                    duration_format(t, b, sizeof(b)));
+            return -EPROTO;
+        }
         c->now_ns = t;
         while (sm->n_heap && sm->heap[0].t_ns == t) {
             struct sim_event ev = heap_pop(sm);
@@ -763,13 +452,14 @@ static int sim_loop(struct sim *sm)
         /* Controllers, then the scheduler, until nothing moves. */
         int round;
         for (round = 0; round < 1000; round++) {
-            if ((r = cluster_sync(c)) < 0 || (r = reconcile_all(sm)) < 0)
+            if ((r = cluster_sync(c)) < 0 ||
+                (r = sim_reconcile_changed(sm)) < 0)
                 return r;
             uint64_t before = sm->s.admissions;
             size_t pods = HASH_COUNT(c->pods);
             if ((r = scheduler_run(&sm->s)) < 0)
                 return r;
-            if ((r = reconcile_all(sm)) < 0)
+            if ((r = sim_reconcile_changed(sm)) < 0)
                 return r;
             if (sm->s.admissions == before && HASH_COUNT(c->pods) == pods)
                 break;
@@ -785,7 +475,7 @@ static int sim_loop(struct sim *sm)
         if ((r = record_usage(sm)) < 0)
             return r;
         if (opt->check)
-            sm->violations += check_invariants(sm);
+            sm->violations += sim_check_invariants(&sm->check, c);
         if (sm->processed % 64 == 0)
             progress(sm, false);
     }
@@ -797,7 +487,7 @@ static int sim_loop(struct sim *sm)
 int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             char **paths, int n_paths, const struct sim_options *opt)
 {
-    struct sim sm = {.opt = opt};
+    struct sim sm = {.opt = opt, .check = {.out = stderr}};
     struct err e;
     scheduler_init(&sm.s, cfg, &sim_backend, &sm);
     sm.s.plugins = *plugins;
@@ -835,19 +525,8 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
     }
     free(sm.heap);
     free(sm.history.samples);
-    struct last_value *lv, *tmp;
-    HASH_ITER(hh, sm.last, lv, tmp)
-    {
-        HASH_DEL(sm.last, lv);
-        free(lv->key);
-        free(lv);
-    }
-    HASH_ITER(hh, sm.checked, lv, tmp)
-    {
-        HASH_DEL(sm.checked, lv);
-        free(lv->key);
-        free(lv);
-    }
+    sim_last_values_free(&sm.last);
+    sim_checker_release(&sm.check);
     /* The plugins belong to the caller. */
     memset(&sm.s.plugins, 0, sizeof(sm.s.plugins));
     scheduler_release(&sm.s);

@@ -1,12 +1,20 @@
 /* sim_plot.c - pictures of a simulation run (--plot DIR), as self-contained
  * SVG written by hand (see sim.h):
  *
- *   usage-<cq>.svg  one per ClusterQueue: a step plot over [0, end] of the
- *                   usage of each (flavor, resource) as a percentage of its
- *                   nominal quota, the quota itself a dashed line at 100%;
+ *   usage-<n>-<name>.svg  one per ClusterQueue (n: its place in name
+ *                   order from 1, <name>: the first 40 characters of its
+ *                   name, anything but [A-Za-z0-9._-] as '_'; the full
+ *                   name is in the SVG's title): a step plot over [0, end]
+ *                   of the usage of each (flavor, resource) as a
+ *                   percentage of its nominal quota, the quota itself a
+ *                   dashed line at 100%;
  *   timeline.svg    one row per workload (by creation, then name): a thin
  *                   grey bar while it waits, a bar in its ClusterQueue's
- *                   colour while it is admitted.
+ *                   colour while it is admitted;
+ *   index.html      which file is which ClusterQueue's.
+ *
+ * Object names never become file names as they are: a valid name may be
+ * longer than a file name can be.
  *
  * Quantities stay integers; floating point is only used for coordinates. */
 #include "sim.h"
@@ -246,9 +254,59 @@ static int cmp_point(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The history's samples by ClusterQueue name, then by position, so that
+ * each queue finds its own without a pass over all of them. */
+struct sample_index {
+    const struct sim_history *h;
+    size_t n;
+    size_t *pos; /* positions in h->samples */
+};
+
+static int cmp_sample_pos(const void *a, const void *b, void *arg)
+{
+    const struct sim_history *h = arg;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int r = strcmp(h->samples[x].cq, h->samples[y].cq);
+    if (r != 0)
+        return r;
+    return x < y ? -1 : x > y;
+}
+
+static int sample_index_build(struct sample_index *ix,
+                              const struct sim_history *h)
+{
+    ix->h = h;
+    ix->n = 0;
+    ix->pos = calloc(h && h->n ? h->n : 1, sizeof(*ix->pos));
+    if (!ix->pos)
+        return -ENOMEM;
+    for (size_t i = 0; h && i < h->n; i++) {
+        const struct usage_sample *smp = &h->samples[i];
+        if (smp->cq && smp->flavor && smp->resource)
+            ix->pos[ix->n++] = i;
+    }
+    if (ix->n > 1)
+        qsort_r(ix->pos, ix->n, sizeof(*ix->pos), cmp_sample_pos, (void *)h);
+    return 0;
+}
+
+/* The first entry of ix for ClusterQueue `cq` (ix->n when none). */
+static size_t sample_index_first(const struct sample_index *ix, const char *cq)
+{
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ix->h->samples[ix->pos[mid]].cq, cq) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Every (flavor, resource) the queue lists, then those only the history
  * knows, each with its samples in time order. */
-static int collect_series(const struct cq *q, const struct sim_history *h,
+static int collect_series(const struct cq *q, const struct sample_index *ix,
                           struct series_set *set)
 {
     for (uint32_t g = 0; g < q->n_groups; g++) {
@@ -263,11 +321,11 @@ static int collect_series(const struct cq *q, const struct sim_history *h,
             }
         }
     }
-    for (size_t i = 0; h && i < h->n; i++) {
-        const struct usage_sample *smp = &h->samples[i];
-        if (!smp->cq || !smp->flavor || !smp->resource ||
-            strcmp(smp->cq, q->name) != 0)
-            continue;
+    for (size_t k = sample_index_first(ix, q->name); k < ix->n; k++) {
+        size_t i = ix->pos[k];
+        const struct usage_sample *smp = &ix->h->samples[i];
+        if (strcmp(smp->cq, q->name) != 0)
+            break;
         struct series *s =
             series_get(set, smp->flavor, smp->resource, smp->nominal_milli);
         if (!s || series_push(s, (struct point){smp->t_ns, smp->usage_milli,
@@ -358,11 +416,16 @@ static int write_usage_svg(FILE *f, const struct cq *q, struct series_set *set,
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
             "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
+            "<title>ClusterQueue ",
+            W, H, W, H);
+    xml_puts(f, q->name);
+    fprintf(f,
+            ": usage of nominal quota</title>\n"
             "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
             "<text x=\"%.1f\" y=\"28\" " FONT
             " font-size=\"16\" font-weight=\"bold\" text-anchor=\"middle\">"
             "ClusterQueue ",
-            W, H, W, H, W / 2);
+            W / 2);
     xml_puts(f, q->name);
     fputs(": usage of nominal quota</text>\n", f);
 
@@ -457,30 +520,42 @@ static int write_usage_svg(FILE *f, const struct cq *q, struct series_set *set,
     return 0;
 }
 
-/* "usage-<cq>.svg" with anything but [A-Za-z0-9._-] replaced by '_'. */
-static char *usage_file_name(const char *cq)
+#define NAME_IN_FILE_MAX 40
+
+/* "usage-<n>-<name>.svg": n = slot + 1, zero-padded to the width of
+ * n_cqs, then the first NAME_IN_FILE_MAX characters of the name with
+ * anything but [A-Za-z0-9._-] replaced by '_'. */
+static char *usage_file_name(uint32_t slot, uint32_t n_cqs, const char *cq)
 {
-    char *name = NULL;
-    if (asprintf(&name, "usage-%s.svg", cq) < 0)
-        return NULL;
-    for (char *p = name + strlen("usage-"); *p && strcmp(p, ".svg") != 0; p++) {
-        bool ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                  (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
-                  *p == '-';
-        if (!ok)
-            *p = '_';
+    char safe[NAME_IN_FILE_MAX + 1];
+    size_t len = 0;
+    for (; cq[len] && len < NAME_IN_FILE_MAX; len++) {
+        char ch = cq[len];
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+                  ch == '-';
+        safe[len] = ok ? ch : '_';
     }
+    safe[len] = '\0';
+    int width = 1;
+    for (uint32_t v = n_cqs; v >= 10; v /= 10)
+        width++;
+    char *name = NULL;
+    if (asprintf(&name, "usage-%0*u-%s.svg", width, slot + 1, safe) < 0)
+        return NULL;
     return name;
 }
 
-static int plot_cq(const struct cq *q, const struct sim_history *h,
-                   int64_t end_ns, const char *dir, struct err *e)
+static int plot_cq(const struct cluster *c, uint32_t slot,
+                   const struct sample_index *ix, int64_t end_ns,
+                   const char *dir, struct err *e)
 {
+    const struct cq *q = c->cqs_v[slot];
     struct series_set set = {0};
     char *name = NULL, *path = NULL;
     FILE *f = NULL;
-    int ret = collect_series(q, h, &set);
-    if (ret < 0 || !(name = usage_file_name(q->name))) {
+    int ret = collect_series(q, ix, &set);
+    if (ret < 0 || !(name = usage_file_name(slot, c->n_cqs, q->name))) {
         ret = err_set(e, ENOMEM, "%s: out of memory plotting %s", dir, q->name);
         goto cleanup;
     }
@@ -522,8 +597,12 @@ static const struct cq *wl_plot_cq(const struct workload *w)
     return w->cq;
 }
 
+/* The colour of q: by its slot in cqs_v (its index, when that is where it
+ * is; else by search, for a cluster built by hand). */
 static const char *cq_colour(const struct cluster *c, const struct cq *q)
 {
+    if (q && q->index < c->n_cqs && c->cqs_v[q->index] == q)
+        return palette[q->index % PALETTE_N];
     for (uint32_t i = 0; q && i < c->n_cqs; i++)
         if (c->cqs_v[i] == q)
             return palette[i % PALETTE_N];
@@ -713,15 +792,60 @@ cleanup:
     return ret;
 }
 
+/* index.html: the timeline, and each ClusterQueue's full name with the
+ * file of its usage plot. */
+static int write_index(const struct cluster *c, const char *dir, struct err *e)
+{
+    char *path = NULL;
+    FILE *f = NULL;
+    int ret = open_out(dir, "index.html", &path, &f, e);
+    if (ret < 0)
+        goto cleanup;
+    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+          "<title>Ordo simulation plots</title></head>\n<body>\n"
+          "<h1>Ordo simulation plots</h1>\n"
+          "<p><a href=\"timeline.svg\">timeline.svg</a>: every workload, "
+          "waiting and admitted</p>\n"
+          "<table>\n<tr><th>ClusterQueue</th><th>usage of nominal quota</th>"
+          "</tr>\n",
+          f);
+    for (uint32_t i = 0; i < c->n_cqs; i++) {
+        char *name = usage_file_name(i, c->n_cqs, c->cqs_v[i]->name);
+        if (!name) {
+            ret = err_set(e, ENOMEM, "%s: out of memory", path);
+            goto cleanup;
+        }
+        fputs("<tr><td>", f);
+        xml_puts(f, c->cqs_v[i]->name);
+        fprintf(f, "</td><td><a href=\"%s\">%s</a></td></tr>\n", name, name);
+        free(name);
+    }
+    fputs("</table>\n</body></html>\n", f);
+    ret = close_out(f, path, e);
+    f = NULL;
+
+cleanup:
+    if (f)
+        fclose(f);
+    free(path);
+    return ret;
+}
+
 int sim_plot_write(const struct cluster *c, const struct sim_history *h,
                    int64_t end_ns, const char *dir, struct err *e)
 {
     if (mkdir(dir, 0777) < 0 && errno != EEXIST)
         return err_set(e, errno, "%s: %s", dir, strerror(errno));
-    for (uint32_t i = 0; i < c->n_cqs; i++) {
-        int r = plot_cq(c->cqs_v[i], h, end_ns, dir, e);
-        if (r < 0)
-            return r;
-    }
-    return plot_timeline(c, end_ns, dir, e);
+    struct sample_index ix;
+    if (sample_index_build(&ix, h) < 0)
+        return err_set(e, ENOMEM, "%s: out of memory", dir);
+    int r = 0;
+    for (uint32_t i = 0; r == 0 && i < c->n_cqs; i++)
+        r = plot_cq(c, i, &ix, end_ns, dir, e);
+    free(ix.pos);
+    if (r == 0)
+        r = plot_timeline(c, end_ns, dir, e);
+    if (r == 0)
+        r = write_index(c, dir, e);
+    return r;
 }

@@ -63,6 +63,49 @@ static const struct cq *wl_report_cq(const struct workload *w)
     return w->cq;
 }
 
+/* Position of q in c->cqs_v, or -1: its index when that is where it is
+ * (a cluster built by cluster_rebuild_queues), else by search (one built
+ * by hand). */
+static long cq_slot(const struct cluster *c, const struct cq *q)
+{
+    if (!q)
+        return -1;
+    if (q->index < c->n_cqs && c->cqs_v[q->index] == q)
+        return q->index;
+    for (uint32_t i = 0; i < c->n_cqs; i++)
+        if (c->cqs_v[i] == q)
+            return i;
+    return -1;
+}
+
+/* Workloads per ClusterQueue (by slot) and state, in one pass over the
+ * workloads: pending ones where they wait, the others where they were
+ * admitted. */
+struct cq_counts {
+    uint64_t pending, admitted, finished;
+};
+
+static struct cq_counts *count_per_cq(const struct cluster *c)
+{
+    struct cq_counts *v = calloc(c->n_cqs ? c->n_cqs : 1, sizeof(*v));
+    if (!v)
+        return NULL;
+    struct workload *w, *tmp;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    {
+        long i = cq_slot(c, w->state == WL_PENDING ? w->cq : w->admitted_cq);
+        if (i < 0)
+            continue;
+        if (w->state == WL_PENDING)
+            v[i].pending++;
+        else if (w->state == WL_ADMITTED)
+            v[i].admitted++;
+        else
+            v[i].finished++;
+    }
+    return v;
+}
+
 static int cmp_wl_key(const void *a, const void *b)
 {
     const struct workload *x = *(const struct workload *const *)a;
@@ -325,23 +368,17 @@ fail:
     return NULL;
 }
 
-static struct json_object *cq_json(const struct cluster *c, const struct cq *q)
+static struct json_object *cq_json(const struct cq *q,
+                                   const struct cq_counts *n)
 {
-    int64_t pending = 0, admitted = 0;
-    struct workload *w, *tmp;
-    HASH_ITER(hh, c->workloads, w, tmp)
-    {
-        if (w->state == WL_PENDING && w->cq == q)
-            pending++;
-        else if (w->state == WL_ADMITTED && w->admitted_cq == q)
-            admitted++;
-    }
     struct json_object *obj = json_object_new_object();
     if (!obj)
         return NULL;
     if (put(obj, "name", json_object_new_string(q->name), false) < 0 ||
-        put(obj, "pending", json_object_new_int64(pending), false) < 0 ||
-        put(obj, "admitted", json_object_new_int64(admitted), false) < 0 ||
+        put(obj, "pending", json_object_new_int64((int64_t)n->pending), false) <
+            0 ||
+        put(obj, "admitted", json_object_new_int64((int64_t)n->admitted),
+            false) < 0 ||
         put(obj, "usage", cq_usage_json(q), false) < 0) {
         json_object_put(obj);
         return NULL;
@@ -354,8 +391,11 @@ static struct json_object *report_json(const struct cluster *c, int64_t end_ns)
     struct workload **v = NULL;
     size_t n = 0;
     struct json_object *root = NULL, *arr = NULL;
-    if (sorted_workloads(c, &v, &n) < 0)
+    struct cq_counts *counts = count_per_cq(c);
+    if (!counts || sorted_workloads(c, &v, &n) < 0) {
+        free(counts);
         return NULL;
+    }
     root = json_object_new_object();
     if (!root ||
         put(root, "schema", json_object_new_string(SIM_REPORT_SCHEMA), false) <
@@ -376,19 +416,21 @@ static struct json_object *report_json(const struct cluster *c, int64_t end_ns)
     if (!arr)
         goto fail;
     for (uint32_t i = 0; i < c->n_cqs; i++)
-        if (append(arr, cq_json(c, c->cqs_v[i])) < 0)
+        if (append(arr, cq_json(c->cqs_v[i], &counts[i])) < 0)
             goto fail;
     if (put(root, "clusterQueues", arr, false) < 0) {
         arr = NULL;
         goto fail;
     }
     free(v);
+    free(counts);
     return root;
 
 fail:
     json_object_put(arr);
     json_object_put(root);
     free(v);
+    free(counts);
     return NULL;
 }
 
@@ -499,24 +541,18 @@ void sim_summary_print(FILE *out, const struct cluster *c, int64_t end_ns)
     }
     fprintf(out, "%-*s%10s%10s%10s  %s\n", width, "CLUSTERQUEUE", "PENDING",
             "ADMITTED", "FINISHED", "USAGE (of nominal)");
-    for (uint32_t i = 0; i < c->n_cqs; i++) {
+    struct cq_counts *counts = count_per_cq(c);
+    if (!counts && c->n_cqs)
+        fputs("(out of memory: no rows per ClusterQueue)\n", out);
+    for (uint32_t i = 0; counts && i < c->n_cqs; i++) {
         const struct cq *q = c->cqs_v[i];
-        uint64_t pending = 0, admitted = 0, finished = 0;
-        struct workload *w, *tmp;
-        HASH_ITER(hh, c->workloads, w, tmp)
-        {
-            if (w->state == WL_PENDING && w->cq == q)
-                pending++;
-            else if (w->state == WL_ADMITTED && w->admitted_cq == q)
-                admitted++;
-            else if (w->state == WL_FINISHED && w->admitted_cq == q)
-                finished++;
-        }
         fprintf(out, "%-*s%10" PRIu64 "%10" PRIu64 "%10" PRIu64 "  ", width,
-                q->name, pending, admitted, finished);
+                q->name, counts[i].pending, counts[i].admitted,
+                counts[i].finished);
         print_usage(out, q);
         fputc('\n', out);
     }
+    free(counts);
 
     uint64_t total = 0, pending = 0, admitted = 0, finished = 0;
     struct workload *w, *tmp;

@@ -27,6 +27,8 @@ void workload_free(struct workload *w)
         free(w->podsets[i].name);
         free(w->podsets[i].req_ids);
         free(w->podsets[i].req_milli);
+        free(w->podsets[i].child_active);
+        free(w->podsets[i].child_succeeded);
     }
     free(w->podsets);
     free(w->flavors);
@@ -127,12 +129,32 @@ static struct workload *wl_new(struct cluster *c, const char *key,
     return w;
 }
 
-/* New workloads are queued by cluster_sync(), once per batch of events. */
+/* New workloads are queued by cluster_sync(), once per batch of events,
+ * and looked at by the controllers. */
 static int wl_insert(struct cluster *c, struct workload *w)
 {
     w->seq = c->next_seq++;
+    w->over_cap = w->pods_wanted > WORKLOAD_PODS_MAX;
     HASH_ADD_KEYPTR(hh, c->workloads, w->key, strlen(w->key), w);
+    if (cluster_mark_changed(c, w) < 0)
+        return -ENOMEM;
     return cluster_mark_fresh(c, w);
+}
+
+/* A JobSet pod set's counters per child Job. Only a pod set that runs pods
+ * has children worth counting (replicas x parallelism is within the cap
+ * then, so is replicas). */
+static int podset_children(struct podset *s, uint32_t replicas,
+                           uint32_t parallelism)
+{
+    if (parallelism == 0 || replicas == 0)
+        return 0;
+    s->child_active = calloc(replicas, sizeof(uint32_t));
+    s->child_succeeded = calloc(replicas, sizeof(uint32_t));
+    if (!s->child_active || !s->child_succeeded)
+        return -ENOMEM;
+    s->n_children = replicas;
+    return 0;
 }
 
 static bool template_is_ours(const struct pod_spec *s)
@@ -168,6 +190,7 @@ int workload_add_owner(struct cluster *c, struct object *o)
                               (uint32_t)js->parallelism,
                               &js->template.spec) < 0)
             goto oom;
+        w->pods_wanted = (uint32_t)js->parallelism;
         w->priority = resolve_priority(c, o, &js->template.spec);
         w->suspended = w->resumes = js->suspend;
     } else {
@@ -180,9 +203,21 @@ int workload_add_owner(struct cluster *c, struct object *o)
             goto oom;
         for (size_t i = 0; i < jset->n_replicated_jobs; i++) {
             const struct replicated_job *rj = &jset->replicated_jobs[i];
-            uint32_t count = (uint32_t)rj->replicas * (uint32_t)rj->spec.parallelism;
-            if (podset_init(&w->podsets[i], rj->name, count,
+            /* Both are int32 >= 0: the product fits 64 bits, not 32. */
+            uint64_t count =
+                (uint64_t)rj->replicas * (uint64_t)rj->spec.parallelism;
+            w->pods_wanted += count;
+            if (podset_init(&w->podsets[i], rj->name,
+                            count > UINT32_MAX ? UINT32_MAX : (uint32_t)count,
                             &rj->spec.template.spec) < 0)
+                goto oom;
+        }
+        for (size_t i = 0;
+             w->pods_wanted <= WORKLOAD_PODS_MAX && i < jset->n_replicated_jobs;
+             i++) {
+            const struct replicated_job *rj = &jset->replicated_jobs[i];
+            if (podset_children(&w->podsets[i], (uint32_t)rj->replicas,
+                                (uint32_t)rj->spec.parallelism) < 0)
                 goto oom;
         }
         /* Kueue takes the first pod set that names a PriorityClass. */
@@ -207,7 +242,7 @@ oom:
     return -ENOMEM;
 }
 
-static int wl_attach_pod(struct workload *w, struct pod *p)
+static int wl_attach_pod(struct cluster *c, struct workload *w, struct pod *p)
 {
     if (w->n_pods == w->cap_pods) {
         size_t cap = w->cap_pods ? w->cap_pods * 2 : 8;
@@ -219,7 +254,15 @@ static int wl_attach_pod(struct workload *w, struct pod *p)
     }
     w->pods[w->n_pods++] = p;
     p->wl = w;
-    return 0;
+    workload_count_pod(w, p, 1);
+    return cluster_mark_changed(c, w);
+}
+
+void workload_set_pod_child(struct workload *w, struct pod *p, uint32_t child)
+{
+    workload_count_pod(w, p, -1);
+    p->child = child;
+    workload_count_pod(w, p, 1);
 }
 
 /* Finds or creates the workload a pod of ours belongs to. */
@@ -255,10 +298,13 @@ static struct workload *wl_for_pod(struct cluster *c, struct pod *p, int *ret)
         return w;
     uint32_t total = 1;
     if (group) {
+        /* Above the cap it stays what it says (it is never admitted). */
         const char *n = strmap_get(&o->meta.annotations, ANNOT_POD_GROUP_COUNT);
         char *end;
-        long v = n ? strtol(n, &end, 10) : 1;
-        total = n && *end == '\0' && v > 0 && v <= 100000 ? (uint32_t)v : 1;
+        errno = 0;
+        long long v = n ? strtoll(n, &end, 10) : 1;
+        if (n && *end == '\0' && v > 0 && errno == 0)
+            total = v > (long long)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
     }
     /* A pod group's pod sets are made as its pods arrive, one per pod
      * shape (podset_for_pod); a single pod is one pod set of one. */
@@ -270,6 +316,7 @@ static struct workload *wl_for_pod(struct cluster *c, struct pod *p, int *ret)
         return NULL;
     }
     w->group_total = total;
+    w->pods_wanted = total;
     w->priority = resolve_priority(c, o, &o->u.pod.spec);
     if (wl_insert(c, w) < 0) {
         *ret = -ENOMEM;
@@ -393,7 +440,7 @@ int workload_add_pod(struct cluster *c, struct object *o)
         return 0; /* owner not (yet) known or not ours */
     if (w->kind == WL_POD_GROUP && podset_for_pod(w, p) < 0)
         return -ENOMEM;
-    if (wl_attach_pod(w, p) < 0)
+    if (wl_attach_pod(c, w, p) < 0)
         return -ENOMEM;
     if (w->state == WL_ADMITTED && p->state == PODSTATE_PENDING)
         return cluster_mark_straggler(c, w);
@@ -461,10 +508,7 @@ int workload_record_charges(struct workload *w, const struct cq *q)
 
 uint32_t workload_pending_pods(const struct workload *w, uint32_t ps)
 {
-    uint32_t n = 0;
-    for (size_t i = 0; i < w->n_pods; i++)
-        n += w->pods[i]->podset == ps && w->pods[i]->state == PODSTATE_PENDING;
-    return n;
+    return ps < w->n_podsets ? w->podsets[ps].n_pending : 0;
 }
 
 bool workload_ready(const struct workload *w)
@@ -474,13 +518,8 @@ bool workload_ready(const struct workload *w)
         return true;
     /* A pod group is complete when all its pods exist (pods that failed or
      * were evicted do not count: replacements take their place). */
-    if (w->kind == WL_POD_GROUP) {
-        uint32_t live = 0;
-        for (size_t i = 0; i < w->n_pods; i++)
-            live += w->pods[i]->state != PODSTATE_FAILED;
-        if (live < w->group_total)
-            return false;
-    }
+    if (w->kind == WL_POD_GROUP && w->n_pods - w->pods_failed < w->group_total)
+        return false;
     for (uint32_t ps = 0; ps < w->n_podsets; ps++)
         if (workload_pending_pods(w, ps) < w->podsets[ps].count)
             return false;
@@ -621,6 +660,9 @@ static int remap_flavors(struct workload *w, const struct cq *q)
 
 int workload_requeue_all(struct cluster *c)
 {
+    for (uint32_t i = 0; i < c->n_busy; i++)
+        c->busy[i]->busy = false;
+    c->n_busy = 0;
     for (uint32_t i = 0; i < c->n_cqs; i++) {
         struct cq *q = c->cqs_v[i];
         q->n_pending = 0;
@@ -629,6 +671,7 @@ int workload_requeue_all(struct cluster *c)
             memset(q->groups[g].usage, 0,
                    (size_t)q->groups[g].n_res * q->groups[g].n_flavors *
                        sizeof(int64_t));
+        cluster_mark_usage(c, q);
     }
     struct workload *w, *tmp;
     HASH_ITER(hh, c->workloads, w, tmp)
@@ -657,6 +700,18 @@ static bool refresh_wpc_priority(struct cluster *c, struct workload *w)
     return true;
 }
 
+/* The reason of a workload above WORKLOAD_PODS_MAX, whatever else it
+ * waits for. */
+static void over_cap_reason(struct workload *w)
+{
+    workload_set_reason(w,
+                        "%s %s has %llu pods; Ordo admits at most %u pods "
+                        "per workload",
+                        wl_kind_name(w->kind), w->key,
+                        (unsigned long long)w->pods_wanted,
+                        (unsigned)WORKLOAD_PODS_MAX);
+}
+
 int workload_enqueue(struct cluster *c, struct workload *w)
 {
     if (w->queued || w->state == WL_FINISHED)
@@ -666,6 +721,8 @@ int workload_enqueue(struct cluster *c, struct workload *w)
         workload_set_reason(
             w, "WorkloadPriorityClass %s not found",
             strmap_get(&w->top->meta.labels, LABEL_PRIORITY_CLASS));
+        if (w->over_cap)
+            over_cap_reason(w);
         return 0;
     }
     if (w->state == WL_ADMITTED) {
@@ -675,7 +732,8 @@ int workload_enqueue(struct cluster *c, struct workload *w)
             if (!q)
                 return 0; /* running, but no queue to charge */
             w->admitted_cq = q;
-            if (infer_flavors(w, q) < 0)
+            /* Its controller now sees a queue to give quota back to. */
+            if (infer_flavors(w, q) < 0 || cluster_mark_changed(c, w) < 0)
                 return -ENOMEM;
         }
         if (w->flavors && remap_flavors(w, q) < 0)
@@ -692,11 +750,13 @@ int workload_enqueue(struct cluster *c, struct workload *w)
         return 0;
     }
     struct cq *q = resolve_cq(c, w);
+    if (w->over_cap)
+        over_cap_reason(w); /* queued, never a head (queue_head) */
     if (!q)
         return 0;
     w->cq = q;
     w->queued = true;
-    return queue_push(q, w);
+    return queue_push(c, q, w);
 }
 
 /* Gives an admitted workload's quota back to its ClusterQueue. */
@@ -728,6 +788,7 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
     for (uint32_t ps = 0; ps < w->n_podsets; ps++)
         w->podsets[ps].reclaimable = 0;
     w->state = WL_PENDING;
+    (void)cluster_mark_changed(c, w); /* out of memory: seen next change */
     w->evicting = false;
     w->admitted_cq = NULL;
     w->queued = false;
@@ -765,6 +826,7 @@ void workload_finish(struct cluster *c, struct workload *w)
 {
     release_admission(w);
     w->state = WL_FINISHED;
+    (void)cluster_mark_changed(c, w);
     w->finished_ns = c->now_ns;
     w->has_finished = true;
     w->reason[0] = '\0';

@@ -23,6 +23,14 @@
 #define LABEL_JOBSET_NAME "jobset.sigs.k8s.io/jobset-name"
 #define LABEL_REPLICATED_JOB "jobset.sigs.k8s.io/replicatedjob-name"
 
+/* The most pods one workload may have (its pod sets together: a Job's
+ * parallelism, a JobSet's replicas x parallelism summed, a pod group's
+ * total count): Kubernetes' own limit for an Indexed Job's completions and
+ * parallelism. A workload above it is filed and queued, shown as pending
+ * with a reason, but never admitted, and the simulator makes none of its
+ * pods. */
+#define WORKLOAD_PODS_MAX 100000
+
 /* Files a Pod (takes ownership): attaches it to its workload, creating a
  * pod-group or single-pod workload when needed; a pod with a node is running
  * and charged to it. */
@@ -50,11 +58,16 @@ bool workload_uses_fr(const struct workload *w, const struct flavor *f,
  * 0 or -ENOMEM. */
 int workload_record_charges(struct workload *w, const struct cq *q);
 
-/* Whether every pod set has its pods (pending) so the gang can be bound. */
+/* Whether every pod set has its pods (pending) so the gang can be bound.
+ * O(pod sets): from the counts pod_set_state() keeps. */
 bool workload_ready(const struct workload *w);
 
-/* Pods of pod set ps that have no node yet. */
+/* Pods of pod set ps that have no node yet (O(1)). */
 uint32_t workload_pending_pods(const struct workload *w, uint32_t ps);
+
+/* Moves pod p of JobSet workload w to child Job `child` of its pod set
+ * (the simulator's JobSet controller), keeping the per-child counts. */
+void workload_set_pod_child(struct workload *w, struct pod *p, uint32_t child);
 
 /* Sets w->reason (printf rules). */
 void workload_set_reason(struct workload *w, const char *fmt, ...)

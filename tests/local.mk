@@ -10,6 +10,8 @@ UNIT_TESTS = \
 	tests/unit/test_log \
 	tests/unit/test_config \
 	tests/unit/test_sim_output \
+	tests/unit/test_sim_check \
+	tests/unit/test_cluster_scale \
 	tests/unit/test_quota_tree \
 	tests/unit/test_kclient \
 	tests/unit/test_kube_evict \
@@ -72,6 +74,12 @@ tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
 	sched/sim_report.c sched/sim_plot.c sched/sim.h
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_test_sim_check_SOURCES = tests/unit/test_sim_check.c
+tests_unit_test_sim_check_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_sim_check_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_cluster_scale_SOURCES = tests/unit/test_cluster_scale.c
+tests_unit_test_cluster_scale_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_cluster_scale_CFLAGS = $(UNIT_CFLAGS)
 
 # ---- plugin ABI rules ---------------------------------------------------
 # One fixture plugin per loader rule (tests/abi/fixtures), built as real
@@ -251,17 +259,24 @@ CLEANFILES += $(addprefix tests/fuzz/fuzz_,$(FUZZ_TARGETS))
 # ---- benchmarks -----------------------------------------------------------
 # `make bench`: figures, never assertions on time. Meaningful in a build
 # without sanitizers (build/release).
-EXTRA_PROGRAMS = tests/bench/bench_cycle tests/bench/bench_kueue_baseline
+EXTRA_PROGRAMS = tests/bench/bench_cycle tests/bench/bench_kueue_baseline \
+	tests/bench/bench_scale
 tests_bench_bench_cycle_SOURCES = tests/bench/bench_cycle.c
 tests_bench_bench_cycle_LDADD = sched/libordo-sched.la $(LIBS)
 tests_bench_bench_kueue_baseline_SOURCES = tests/bench/bench_kueue_baseline.c
 tests_bench_bench_kueue_baseline_LDADD = sched/libordo-sched.la $(JSONC_LIBS) $(LIBS)
 tests_bench_bench_kueue_baseline_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
-CLEANFILES += tests/bench/bench_cycle tests/bench/bench_kueue_baseline
+tests_bench_bench_scale_SOURCES = tests/bench/bench_scale.c
+tests_bench_bench_scale_LDADD = sched/libordo-sched.la $(JSONC_LIBS) $(LIBS)
+CLEANFILES += tests/bench/bench_cycle tests/bench/bench_kueue_baseline \
+	tests/bench/bench_scale
+# BENCH_SCALE_ARGS: e.g. "cqs 100000" or "completions 100000 100" (see
+# tests/bench/bench_scale.c).
 bench: tests/bench/bench_cycle tests/bench/bench_kueue_baseline \
-		$(plugin_LTLIBRARIES)
+		tests/bench/bench_scale $(plugin_LTLIBRARIES)
 	./tests/bench/bench_cycle $(BENCH_ARGS)
 	./tests/bench/bench_kueue_baseline $(BENCH_BASELINE_ARGS)
+	./tests/bench/bench_scale $(BENCH_SCALE_ARGS)
 .PHONY: bench
 
 # ---- long random runs -----------------------------------------------------

@@ -580,17 +580,26 @@ static char *summary(const struct cluster *c, int64_t end_ns)
 static void test_summary(void **state)
 {
     struct fixture *fx = *state;
-    char *out = summary(&fx->c, S(65));
-    assert_string_equal(
-        out,
-        "CLUSTERQUEUE   PENDING  ADMITTED  FINISHED  USAGE (of nominal)\n"
-        "team-a               1         1         1  cpu 1500m/10 "
-        "(on-demand), memory 1Gi/64Gi (on-demand), cpu 0/20 (spot), "
-        "memory 0/32Gi (spot)\n"
-        "team-b               0         1         0  cpu 3/4 (spot), "
-        "pods 3/10 (spot)\n"
-        "workloads: 5 (2 pending, 2 admitted, 1 finished), end time 1m05s\n");
-    free(out);
+    /* Counted per ClusterQueue by its index into cqs_v, and found by
+     * search where the index does not point at it (a stale one, or none
+     * as in a cluster built by hand): the same table each way. */
+    const uint32_t index[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+    for (int k = 0; k < 3; k++) {
+        fx->cq_a.index = index[k][0];
+        fx->cq_b.index = index[k][1];
+        char *out = summary(&fx->c, S(65));
+        assert_string_equal(
+            out,
+            "CLUSTERQUEUE   PENDING  ADMITTED  FINISHED  USAGE (of nominal)\n"
+            "team-a               1         1         1  cpu 1500m/10 "
+            "(on-demand), memory 1Gi/64Gi (on-demand), cpu 0/20 (spot), "
+            "memory 0/32Gi (spot)\n"
+            "team-b               0         1         0  cpu 3/4 (spot), "
+            "pods 3/10 (spot)\n"
+            "workloads: 5 (2 pending, 2 admitted, 1 finished), end time "
+            "1m05s\n");
+        free(out);
+    }
 }
 
 static void test_summary_durations(void **state)
@@ -672,13 +681,18 @@ static void test_plot(void **state)
     /* Again: the directory exists, the files are replaced. */
     assert_int_equal(sim_plot_write(&fx->c, &fx->hist, S(65), dir, &e), 0);
 
-    char *a_path = join(dir, "usage-team-a.svg");
-    char *b_path = join(dir, "usage-team-b.svg");
+    /* Files by place in name order; the names inside. */
+    char *a_path = join(dir, "usage-1-team-a.svg");
+    char *b_path = join(dir, "usage-2-team-b.svg");
     char *t_path = join(dir, "timeline.svg");
+    char *i_path = join(dir, "index.html");
     char *a = slurp(a_path), *b = slurp(b_path), *t = slurp(t_path);
+    char *ix = slurp(i_path);
 
     assert_true(strncmp(a, "<svg", 4) == 0);
-    assert_contains(a, "ClusterQueue team-a: usage of nominal quota");
+    assert_contains(a, "<title>ClusterQueue team-a: usage of nominal "
+                       "quota</title>");
+    assert_contains(a, "ClusterQueue team-a: usage of nominal quota</text>");
     assert_contains(a, "stroke-dasharray"); /* nominal at 100% */
     assert_contains(a, "on-demand / cpu: nominal 10, peak 1500m (15%)");
     assert_contains(a, "on-demand / memory: nominal 64Gi, peak 1Gi (2%)");
@@ -719,19 +733,88 @@ static void test_plot(void **state)
         prev = p;
     }
 
+    assert_contains(ix, "<a href=\"timeline.svg\">");
+    assert_contains(ix, "<tr><td>team-a</td><td><a href=\"usage-1-team-a.svg\">"
+                        "usage-1-team-a.svg</a></td></tr>");
+    assert_contains(ix, "<tr><td>team-b</td><td><a href=\"usage-2-team-b.svg\">"
+                        "usage-2-team-b.svg</a></td></tr>");
+
     free(a);
     free(b);
     free(t);
+    free(ix);
     assert_int_equal(unlink(a_path), 0);
     assert_int_equal(unlink(b_path), 0);
     assert_int_equal(unlink(t_path), 0);
+    assert_int_equal(unlink(i_path), 0);
     assert_int_equal(rmdir(dir), 0);
     assert_int_equal(rmdir(base), 0);
     free(a_path);
     free(b_path);
     free(t_path);
+    free(i_path);
     free(dir);
     free(base);
+}
+
+/* A valid ClusterQueue name of 252 characters (four DNS labels) is longer
+ * than a file name may be: the file gets a short name, the SVG and the
+ * index the full one; characters a file name should not have become '_'. */
+static void test_plot_long_name(void **state)
+{
+    struct fixture *fx = *state;
+    char name[253];
+    memset(name, 'a', 63);
+    name[63] = '.';
+    memset(name + 64, 'b', 63);
+    name[127] = '.';
+    memset(name + 128, 'c', 63);
+    name[191] = '.';
+    memset(name + 192, 'd', 60);
+    name[252] = '\0';
+    assert_int_equal(strlen(name), 252);
+    fx->cq_a.name = name;
+    fx->cq_b.name = "team b/&more";
+    char *dir = temp_dir();
+    struct err e = {{0}};
+    assert_int_equal(sim_plot_write(&fx->c, &fx->hist, S(65), dir, &e), 0);
+
+    char want[128];
+    snprintf(want, sizeof(want), "usage-1-%.40s.svg", name);
+    char *a_path = join(dir, want);
+    char *b_path = join(dir, "usage-2-team_b__more.svg");
+    char *t_path = join(dir, "timeline.svg");
+    char *i_path = join(dir, "index.html");
+    char *a = slurp(a_path), *b = slurp(b_path), *ix = slurp(i_path);
+    char *title = NULL;
+    assert_true(asprintf(&title,
+                         "<title>ClusterQueue %s: usage of nominal "
+                         "quota</title>",
+                         name) > 0);
+    assert_contains(a, title);
+    assert_contains(b, "<title>ClusterQueue team b/&amp;more: usage");
+    char *row = NULL;
+    assert_true(
+        asprintf(&row, "<tr><td>%s</td><td><a href=\"%s\">", name, want) > 0);
+    assert_contains(ix, row);
+    assert_contains(ix, "<tr><td>team b/&amp;more</td><td><a "
+                        "href=\"usage-2-team_b__more.svg\">");
+
+    free(title);
+    free(row);
+    free(a);
+    free(b);
+    free(ix);
+    assert_int_equal(unlink(a_path), 0);
+    assert_int_equal(unlink(b_path), 0);
+    assert_int_equal(unlink(t_path), 0);
+    assert_int_equal(unlink(i_path), 0);
+    assert_int_equal(rmdir(dir), 0);
+    free(a_path);
+    free(b_path);
+    free(t_path);
+    free(i_path);
+    free(dir);
 }
 
 static void test_plot_empty(void **state)
@@ -746,10 +829,17 @@ static void test_plot_empty(void **state)
     char *t = slurp(t_path);
     assert_true(strncmp(t, "<svg", 4) == 0);
     assert_contains(t, "no workloads");
+    char *i_path = join(dir, "index.html");
+    char *ix = slurp(i_path);
+    assert_contains(ix, "<a href=\"timeline.svg\">");
+    assert_true(strstr(ix, "<td>") == NULL);
     free(t);
+    free(ix);
     assert_int_equal(unlink(t_path), 0);
+    assert_int_equal(unlink(i_path), 0);
     assert_int_equal(rmdir(dir), 0);
     free(t_path);
+    free(i_path);
     free(dir);
 }
 
@@ -769,8 +859,8 @@ static void test_plot_error(void **state)
     assert_int_equal(sim_plot_write(&fx->c, &fx->hist, S(1), file, &e),
                      -ENOTDIR);
     free(want);
-    assert_true(asprintf(&want, "%s/usage-team-a.svg: Not a directory", file) >
-                0);
+    assert_true(
+        asprintf(&want, "%s/usage-1-team-a.svg: Not a directory", file) > 0);
     assert_string_equal(e.msg, want);
 
     free(want);
@@ -791,6 +881,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_summary_long_name, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_plot, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plot_long_name, setup, teardown),
         cmocka_unit_test(test_plot_empty),
         cmocka_unit_test_setup_teardown(test_plot_error, setup, teardown),
     };
