@@ -22,9 +22,19 @@
 #include "arena.h"
 #include "decode.h"
 
+/* The API server labels every Namespace with its own name (overwriting
+ * what the object says), so that selectors can pick namespaces by name. */
+#define LABEL_NAMESPACE_NAME "kubernetes.io/metadata.name"
+
 int decode_namespace(struct decode_ctx *c, const struct doc_node *n,
                      struct object *o)
 {
+    (void)n;
+    if (!o->meta.name)
+        return 0;
+    if (strmap_set(&o->meta.labels, o->arena, LABEL_NAMESPACE_NAME,
+                   o->meta.name) < 0)
+        return decode_fail(c, NULL, "out of memory");
     return 0;
 }
 

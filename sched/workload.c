@@ -565,18 +565,15 @@ static struct cq *resolve_cq(struct cluster *c, struct workload *w)
     }
     const struct label_selector *sel =
         q->obj->u.cluster_queue.namespace_selector;
-    struct strmap labels = {0}, *nsl = &labels;
-    struct strmap_entry auto_label = {"kubernetes.io/metadata.name", w->ns};
+    /* A Namespace carries kubernetes.io/metadata.name (decode_namespace);
+     * one not (yet) known has only that label. */
+    struct strmap_entry name_label = {"kubernetes.io/metadata.name", w->ns};
+    struct strmap only_name = {.n = 1, .items = &name_label};
+    const struct strmap *nsl = &only_name;
     struct obj_entry *ns = cluster_find(c->namespaces, w->ns);
     if (ns)
         nsl = &ns->obj->meta.labels;
-    struct strmap_entry merged[64];
-    struct strmap tmp = {.n = 0, .items = merged};
-    for (size_t i = 0; i < nsl->n && i < 63; i++)
-        merged[tmp.n++] = nsl->items[i];
-    if (!strmap_has(&tmp, auto_label.key))
-        merged[tmp.n++] = auto_label;
-    if (!label_selector_matches(sel, &tmp) && w->state == WL_PENDING) {
+    if (!label_selector_matches(sel, nsl) && w->state == WL_PENDING) {
         /* Kueue queues it all the same (it counts as pending there), never
          * as a head: it is inadmissible until the namespace changes, and
          * blocks nothing, StrictFIFO included. */
