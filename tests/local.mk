@@ -232,29 +232,121 @@ AM_TESTS_ENVIRONMENT = \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS;
 
 # ---- fuzzing ------------------------------------------------------------
-# Each target is built with clang's libFuzzer apart from the normal build
-# and run for FUZZ_SECONDS on a scratch copy of its seed corpus.
+# `make fuzz`: each target of tests/fuzz is built with clang's libFuzzer
+# apart from the normal build and run for FUZZ_SECONDS on a scratch copy of
+# its seed corpus and regression inputs (tests/fuzz/run_fuzz.sh). The core
+# and sched sources are compiled once into tests/fuzz/libfuzz-ordo.a, the
+# built-in plugins into tests/fuzz/plugins/ (fuzz_sim loads them). Every
+# sanitizer report aborts (-fno-sanitize-recover=all) and fails `make fuzz`,
+# which names the target and the input it kept under
+# tests/fuzz/artifacts/<target>/; full logs are in tests/fuzz/logs/.
+# FUZZ_TARGETS="sim decode" runs some.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = quantity doc decode
-FUZZ_CORE_SRCS = $(filter-out %/kclient.c,$(filter %.c,$(core_libordo_core_la_SOURCES)))
-FUZZ_FLAGS = -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	-I$(top_srcdir)/core -I$(top_builddir) $(YAML_CFLAGS) $(JSONC_CFLAGS)
+FUZZ_TARGETS = quantity doc decode config sim
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+FUZZ_CFLAGS = -g -O1 $(FUZZ_SAN) $(AM_CPPFLAGS) -I$(top_builddir) \
+	-DORDO_FUZZ_PLUGIN_DIR='"$(abs_top_builddir)/tests/fuzz/plugins"' \
+	$(YAML_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS)
+FUZZ_LIB_SRCS = $(filter %.c,$(core_libordo_core_la_SOURCES) \
+	$(sched_libordo_sched_la_SOURCES))
+FUZZ_OBJS = $(patsubst %.c,tests/fuzz/obj/%.o,$(FUZZ_LIB_SRCS))
+FUZZ_BINS = $(addprefix tests/fuzz/fuzz_,$(FUZZ_TARGETS))
+FUZZ_PLUGINS = $(patsubst plugins/%.la,tests/fuzz/plugins/%.so, \
+	$(plugin_LTLIBRARIES))
+FUZZ_HDRS = $(wildcard $(top_srcdir)/core/*.h $(top_srcdir)/sched/*.h \
+	$(top_srcdir)/core/include/ordo/*.h $(top_srcdir)/plugins/*/*.h)
+
+$(FUZZ_OBJS): tests/fuzz/obj/%.o: $(top_srcdir)/%.c $(FUZZ_HDRS)
+	@mkdir -p $(@D)
+	$(AM_V_at)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+tests/fuzz/libfuzz-ordo.a: $(FUZZ_OBJS)
+	$(AM_V_at)rm -f $@ && $(AR) rcs $@ $(FUZZ_OBJS)
+$(FUZZ_BINS): tests/fuzz/fuzz_%: $(top_srcdir)/tests/fuzz/fuzz_%.c \
+		tests/fuzz/libfuzz-ordo.a
+	$(AM_V_CCLD)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< \
+	  tests/fuzz/libfuzz-ordo.a $(YAML_LIBS) $(JSONC_LIBS) $(CURL_LIBS) \
+	  $(LIBS) -o $@
+# Plugins get coverage too (fuzzer-no-link); fuzz_sim keeps them loaded.
+$(FUZZ_PLUGINS): tests/fuzz/plugins/%.so: $(FUZZ_HDRS) \
+		$(wildcard $(top_srcdir)/plugins/*/*.c)
+	@mkdir -p $(@D)
+	$(AM_V_at)$(CLANG) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -fPIC \
+	  -shared $(PLUGIN_CPPFLAGS) \
+	  $(addprefix $(top_srcdir)/,$(filter %.c,$(plugins_$*_la_SOURCES))) \
+	  -o $@
+fuzz-build: $(FUZZ_BINS) $(FUZZ_PLUGINS)
+	@:
 
 fuzz:
 	@if test -z "$(CLANG)"; then \
 	  echo "make fuzz needs clang: apt-get install clang libclang-rt-14-dev"; exit 1; fi
-	@set -e; mkdir -p tests/fuzz; for t in $(FUZZ_TARGETS); do \
-	  bin=tests/fuzz/fuzz_$$t; \
-	  echo "  FUZZ     $$t ($(FUZZ_SECONDS)s)"; \
-	  $(CLANG) $(FUZZ_FLAGS) $(addprefix $(top_srcdir)/,$(FUZZ_CORE_SRCS)) \
-	    $(top_srcdir)/tests/fuzz/fuzz_$$t.c $(YAML_LIBS) $(JSONC_LIBS) -o $$bin; \
-	  work=$$(mktemp -d); cp -r $(top_srcdir)/tests/fuzz/corpus/$$t/. $$work/; \
-	  ./$$bin -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	    -print_final_stats=1 $$work 2>&1 | tail -n 12; \
-	  rm -rf $$work; \
-	done
-.PHONY: fuzz
+	@echo "  FUZZ     building $(FUZZ_TARGETS) with $(CLANG)"
+	@$(MAKE) $(AM_MAKEFLAGS) --no-print-directory fuzz-build
+	@rc=0; for t in $(FUZZ_TARGETS); do \
+	  $(SHELL) $(top_srcdir)/tests/fuzz/run_fuzz.sh $$t tests/fuzz/fuzz_$$t \
+	    $(top_srcdir)/tests/fuzz $(FUZZ_SECONDS) tests/fuzz || rc=1; \
+	done; \
+	if test $$rc -ne 0; then echo "make fuzz: a target failed (see above)"; fi; \
+	exit $$rc
+fuzz-clean:
+	rm -rf tests/fuzz/obj tests/fuzz/plugins tests/fuzz/logs \
+	  tests/fuzz/artifacts tests/fuzz/libfuzz-ordo.a
+clean-local: fuzz-clean
+.PHONY: fuzz fuzz-build fuzz-clean
 CLEANFILES += $(addprefix tests/fuzz/fuzz_,$(FUZZ_TARGETS))
+
+# ---- fuzz replay ----------------------------------------------------------
+# make check runs each target's LLVMFuzzerTestOneInput, built with the
+# normal compiler and the check build's sanitizers (tests/fuzz/replay_main.c),
+# over its seed corpus and every input that ever crashed it
+# (tests/fuzz/regress/<target>/): a regression fails the suite without
+# clang. `make fuzz-pending` replays tests/fuzz/pending/<target>/, inputs
+# whose bug is not fixed yet; once it passes, move them to regress/.
+FUZZ_REPLAY = tests/fuzz/replay_quantity tests/fuzz/replay_doc \
+	tests/fuzz/replay_decode tests/fuzz/replay_config tests/fuzz/replay_sim
+check_PROGRAMS += $(FUZZ_REPLAY)
+TESTS += $(FUZZ_REPLAY)
+FUZZ_REPLAY_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_SRCDIR='"$(abs_top_srcdir)"'
+FUZZ_REPLAY_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(JSONC_CFLAGS)
+tests_fuzz_replay_quantity_SOURCES = tests/fuzz/replay_main.c \
+	tests/fuzz/fuzz_quantity.c
+tests_fuzz_replay_quantity_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) \
+	-DFUZZ_TARGET='"quantity"'
+tests_fuzz_replay_quantity_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
+tests_fuzz_replay_quantity_LDADD = core/libordo-core.la
+tests_fuzz_replay_doc_SOURCES = tests/fuzz/replay_main.c tests/fuzz/fuzz_doc.c
+tests_fuzz_replay_doc_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_TARGET='"doc"'
+tests_fuzz_replay_doc_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
+tests_fuzz_replay_doc_LDADD = core/libordo-core.la
+tests_fuzz_replay_decode_SOURCES = tests/fuzz/replay_main.c \
+	tests/fuzz/fuzz_decode.c
+tests_fuzz_replay_decode_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) \
+	-DFUZZ_TARGET='"decode"'
+tests_fuzz_replay_decode_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
+tests_fuzz_replay_decode_LDADD = core/libordo-core.la
+tests_fuzz_replay_config_SOURCES = tests/fuzz/replay_main.c \
+	tests/fuzz/fuzz_config.c
+tests_fuzz_replay_config_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) \
+	-DFUZZ_TARGET='"config"'
+tests_fuzz_replay_config_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
+tests_fuzz_replay_config_LDADD = sched/libordo-sched.la $(LIBS)
+tests_fuzz_replay_sim_SOURCES = tests/fuzz/replay_main.c tests/fuzz/fuzz_sim.c
+tests_fuzz_replay_sim_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_TARGET='"sim"'
+tests_fuzz_replay_sim_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
+tests_fuzz_replay_sim_LDADD = sched/libordo-sched.la $(LIBS)
+fuzz-pending: $(FUZZ_REPLAY) $(plugin_LTLIBRARIES)
+	@rc=0; for t in $(FUZZ_TARGETS); do \
+	  for f in $(top_srcdir)/tests/fuzz/pending/$$t/*; do \
+	    test -f "$$f" || continue; \
+	    out=$$( ($(AM_TESTS_ENVIRONMENT) ./tests/fuzz/replay_$$t "$$f") 2>&1); \
+	    if test $$? -eq 0; then echo "  PASS     $$f: move it to regress/$$t/"; \
+	    else rc=1; echo "  FAIL     $$f"; \
+	      echo "$$out" | grep -m 2 -E 'runtime error|ERROR: |invariant violated|broken promise|fuzz_sim:' | sed 's/^/    /'; \
+	    fi; \
+	  done; \
+	done; exit $$rc
+.PHONY: fuzz-pending
 
 # ---- benchmarks -----------------------------------------------------------
 # `make bench`: figures, never assertions on time. Meaningful in a build
