@@ -95,7 +95,6 @@ void cluster_release(struct cluster *c)
     free(c->changed);
     free(c->fresh);
     free(c->stragglers);
-    free(c->holders);
     struct flavor *f, *ftmp;
     HASH_ITER(hh, c->flavors, f, ftmp)
     {
@@ -535,21 +534,68 @@ void cq_remove_admitted(struct cq *q, struct workload *w)
     last->cq_slot = i;
 }
 
-int cluster_mark_holder(struct cluster *c, struct workload *w)
+int cluster_hold_room(struct workload *w, struct pod **pods,
+                      struct node **nodes, size_t n, bool planned)
 {
-    for (size_t i = 0; i < c->n_holders; i++)
-        if (c->holders[i] == w)
-            return 0;
-    if (c->n_holders == c->cap_holders) {
-        size_t cap = c->cap_holders ? c->cap_holders * 2 : 8;
-        struct workload **v = realloc(c->holders, cap * sizeof(*v));
-        if (!v)
-            return -ENOMEM;
-        c->holders = v;
-        c->cap_holders = cap;
+    struct pod **hp = malloc((n ? n : 1) * sizeof(*hp));
+    struct node **hn = malloc((n ? n : 1) * sizeof(*hn));
+    if (!hp || !hn) {
+        free(hp);
+        free(hn);
+        return -ENOMEM;
     }
-    c->holders[c->n_holders++] = w;
+    memcpy(hp, pods, n * sizeof(*hp));
+    memcpy(hn, nodes, n * sizeof(*hn));
+    cluster_release_room(w);
+    w->held_pods = hp;
+    w->held_nodes = hn;
+    w->n_held = n;
+    w->held_planned = planned;
     return 0;
+}
+
+void cluster_planned_pod_free(struct pod *p)
+{
+    if (!p)
+        return;
+    free(p->request);
+    free(p);
+}
+
+void cluster_release_room(struct workload *w)
+{
+    for (size_t k = 0; k < w->n_held; k++) {
+        node_charge(w->held_nodes[k], w->held_pods[k], -1);
+        if (w->held_planned)
+            cluster_planned_pod_free(w->held_pods[k]);
+    }
+    free(w->held_pods);
+    free(w->held_nodes);
+    w->held_pods = NULL;
+    w->held_nodes = NULL;
+    w->n_held = 0;
+    w->held_planned = false;
+}
+
+void cluster_release_planned(struct workload *w, uint32_t ps, uint32_t k)
+{
+    if (!w->held_planned)
+        return;
+    size_t keep = 0;
+    for (size_t i = 0; i < w->n_held; i++) {
+        struct pod *p = w->held_pods[i];
+        if (k > 0 && p->podset == ps) {
+            node_charge(w->held_nodes[i], p, -1);
+            cluster_planned_pod_free(p);
+            k--;
+            continue;
+        }
+        w->held_pods[keep] = p;
+        w->held_nodes[keep++] = w->held_nodes[i];
+    }
+    w->n_held = keep;
+    if (keep == 0)
+        cluster_release_room(w);
 }
 
 int cluster_mark_straggler(struct cluster *c, struct workload *w)

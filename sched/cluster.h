@@ -150,10 +150,13 @@ struct workload {
     struct flavor **preempt_assign;
     uint32_t preempt_groups;
     bool preempt_borrows;
-    /* A preemptor holds the node room its victims left (see preempt.c). */
+    /* Node room held for it (cluster_hold_room): a preemptor's where its
+     * victims were, or, held_planned, an admitted job's planned pods
+     * (owned) until its real pods come. */
     struct pod **held_pods;
     struct node **held_nodes;
     size_t n_held;
+    bool held_planned;
     /* BestEffortFIFO parking: not retried until the CQ's requeue
      * generation moves past this value. */
     bool parked;
@@ -259,9 +262,6 @@ struct cluster {
     size_t n_fresh, cap_fresh;
     bool queues_dirty; /* a Kueue object changed: rebuild everything */
     bool drain;        /* some ClusterQueue or LocalQueue is HoldAndDrain */
-    /* Preemptors holding node room until their next cycle. */
-    struct workload **holders;
-    size_t n_holders, cap_holders;
     /* Admitted workloads with pods that have no node yet. */
     struct workload **stragglers;
     size_t n_stragglers, cap_stragglers;
@@ -332,8 +332,25 @@ void cluster_mark_usage(struct cluster *c, struct cq *q);
 int cluster_take_usage_changed(struct cluster *c, struct cq ***ret,
                                uint32_t *ret_n);
 
-/* Records that preemptor w holds node room. */
-int cluster_mark_holder(struct cluster *c, struct workload *w);
+/* Node room held for w, pods already charged on their nodes: a
+ * preemptor's (its own pending pods, where the check before its evictions
+ * placed them) until it is tried again, or an admitted job's planned pods
+ * (owned by w: cluster_planned_pod_free) until its real pods come. Gives
+ * back what w held before. 0 or -ENOMEM (nothing held then). */
+int cluster_hold_room(struct workload *w, struct pod **pods,
+                      struct node **nodes, size_t n, bool planned);
+/* Gives back all the room w holds. */
+void cluster_release_room(struct workload *w);
+/* Gives back up to k planned pods of pod set ps: its real pods are about
+ * to be placed. */
+void cluster_release_planned(struct workload *w, uint32_t ps, uint32_t k);
+/* Frees a planned pod (one that stands for a pod not created yet). */
+void cluster_planned_pod_free(struct pod *p);
+/* Whether p is a planned pod: it has no object. */
+static inline bool pod_planned(const struct pod *p)
+{
+    return p->obj == NULL;
+}
 
 /* Records that admitted workload w has a pod without a node. */
 int cluster_mark_straggler(struct cluster *c, struct workload *w);

@@ -155,6 +155,21 @@ void cycle_set_preempting(struct cluster *c, struct workload *w, bool on)
         c->n_preempting--;
 }
 
+/* Undoes a placement that is not committed: its pods leave their nodes;
+ * planned ones are freed. */
+static void unplace(struct pod **pods, struct node **nodes, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        node_charge(nodes[k], pods[k], -1);
+        if (pod_planned(pods[k]))
+            cluster_planned_pod_free(pods[k]);
+    }
+}
+
+/* Admits e with its pods placed: charges quota, then binds the pods, or,
+ * for a job created suspended (its pods planned, see place_planned), holds
+ * their room and asks the backend to resume it (Kueue's way: its pods,
+ * once made, are placed in that room with the admission's flavors). */
 static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
                   struct node **nodes, size_t n)
 {
@@ -164,8 +179,7 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
     struct flavor **flavors = calloc(slots, sizeof(*flavors));
     if (!flavors || cq_add_admitted(q, wl) < 0) {
         free(flavors);
-        for (size_t k = 0; k < n; k++)
-            node_charge(nodes[k], pods[k], -1);
+        unplace(pods, nodes, n);
         return -ENOMEM;
     }
     memcpy(flavors, e->assign, (size_t)wl->n_podsets * q->n_groups *
@@ -177,8 +191,7 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
         cq_remove_admitted(q, wl);
         free(wl->flavors);
         wl->flavors = NULL;
-        for (size_t k = 0; k < n; k++)
-            node_charge(nodes[k], pods[k], -1);
+        unplace(pods, nodes, n);
         return -ENOMEM;
     }
     wl->admitted_cq = q;
@@ -196,31 +209,20 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
     cq_charge(q, wl, 1);
     LOG_V(2, "admitted workload wl=\"%s\" cq=\"%s\" pods=%zu", wl->key,
           q->name, n);
-    place_bind(cy, pods, nodes, n);
-    return 0;
-}
-
-/* Admits a suspended Job or JobSet without pods and asks the backend to
- * resume it: 1 when admitted, 0 when the backend cannot resume jobs (it
- * waits, reason set), -ENOMEM. */
-static int admit_suspended(struct ordo_cycle *cy, struct entry *e)
-{
-    struct workload *wl = e->wl;
-    const struct backend_ops *b = cy->s->backend;
-    if (!b->resume) {
-        workload_set_reason(wl, "suspended, and this backend cannot resume "
-                                "jobs");
+    if (!wl->suspended) {
+        place_bind(cy, pods, nodes, n);
         return 0;
     }
-    int r = commit(cy, e, NULL, NULL, 0);
-    if (r < 0)
-        return r;
+    if (cluster_hold_room(wl, pods, nodes, n, true) < 0) {
+        LOG_W("out of memory: no node room held for the pods of %s", wl->key);
+        unplace(pods, nodes, n);
+    }
     wl->suspended = false;
-    r = b->resume(cy->s->backend_data, wl);
+    int r = cy->s->backend->resume(cy->s->backend_data, wl);
     if (r < 0)
         LOG_E("resuming %s failed: %s; its pods wait for the job to resume",
               wl->key, strerror(-r));
-    return 1;
+    return 0;
 }
 
 static void not_admitted(struct ordo_cycle *cy, struct entry *e)
@@ -430,6 +432,9 @@ static void place_stragglers(struct ordo_cycle *cy)
             size_t n;
             cy->wl = w;
             cy->assign = w->flavors;
+            /* The room planned for a resumed job's pods is theirs now. */
+            for (uint32_t ps = 0; w->held_planned && ps < w->n_podsets; ps++)
+                cluster_release_planned(w, ps, workload_pending_pods(w, ps));
             if (place_gang(cy, w, true, &pods, &nodes, &n) == 0)
                 place_bind(cy, pods, nodes, n);
             for (uint32_t ps = 0; ps < w->n_podsets && !any; ps++)
@@ -526,7 +531,12 @@ int cycle_run(struct scheduler *s)
     for (size_t i = 0; i < n; i++) {
         struct entry *e = fair ? fs_next(&cy, entries, n) : &entries[i];
         e->done = true;
-        preempt_release_room(c, e->wl);
+        cluster_release_room(e->wl);
+        if (e->wl->suspended && !s->backend->resume) {
+            workload_set_reason(e->wl, "suspended, and this backend cannot "
+                                       "resume jobs");
+            continue;
+        }
         if (e->mode != ORDO_QUOTA_FIT && e->wl->preempting) {
             /* Its victims are gone but the QUOTA plugin now answers with
              * other flavors that do not fit: the ones it preempted for
@@ -570,15 +580,6 @@ int cycle_run(struct scheduler *s)
              * FailedAfterNomination): not parked, nominated again next
              * cycle whatever the queueing strategy. */
             workload_set_reason(e->wl, "%s", e->reason);
-            continue;
-        }
-        if (e->wl->suspended) {
-            /* Kueue's way: quota first, then the job is resumed and its
-             * pods, once made, are placed with the admission's flavors. */
-            if ((r = admit_suspended(&cy, e)) < 0)
-                goto out;
-            admitted += r;
-            r = 0;
             continue;
         }
         struct pod **pods;

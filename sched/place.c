@@ -86,6 +86,36 @@ static struct node *place_pod(struct ordo_cycle *cy, struct workload *wl,
     return best;
 }
 
+/* Places the n pods of list (grouped by pod set), all or nothing: on
+ * success each is charged on its node, nodes[i] being pods[i]'s; on
+ * failure nothing is charged and cy->reason says why. */
+static int place_list(struct ordo_cycle *cy, struct workload *wl,
+                      struct pod **pods, struct node **nodes, size_t n)
+{
+    char why[REASON_MAX];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t ps = pods[i]->podset;
+        struct node *node = place_pod(cy, wl, ps, pods[i], why, sizeof(why));
+        if (node) {
+            node_charge(node, pods[i], 1);
+            nodes[i] = node;
+            continue;
+        }
+        uint32_t got = 0, want = 0;
+        for (size_t k = 0; k < n; k++) {
+            want += pods[k]->podset == ps;
+            got += k < i && pods[k]->podset == ps;
+        }
+        snprintf(cy->reason, sizeof(cy->reason),
+                 "pod set %s: %u of %u pods placed; %s", wl->podsets[ps].name,
+                 got, want, why[0] ? why : "no nodes");
+        for (size_t k = 0; k < i; k++)
+            node_charge(nodes[k], pods[k], -1);
+        return 1;
+    }
+    return 0;
+}
+
 /* Places `count` pending pods of every pod set, all or nothing. On success
  * the pods are assumed on their nodes (node usage charged) and listed in
  * ret_pods/ret_nodes; on failure nothing is charged and cy->reason says
@@ -93,6 +123,8 @@ static struct node *place_pod(struct ordo_cycle *cy, struct workload *wl,
 int place_gang(struct ordo_cycle *cy, struct workload *wl, bool all_pending,
                struct pod ***ret_pods, struct node ***ret_nodes, size_t *ret_n)
 {
+    if (wl->suspended && !all_pending)
+        return place_planned(cy, wl, ret_pods, ret_nodes, ret_n);
     size_t total = 0;
     for (uint32_t ps = 0; ps < wl->n_podsets; ps++)
         total +=
@@ -102,35 +134,79 @@ int place_gang(struct ordo_cycle *cy, struct workload *wl, bool all_pending,
     if (!pods || !nodes)
         return -ENOMEM;
     size_t n = 0;
-    char why[REASON_MAX];
     for (uint32_t ps = 0; ps < wl->n_podsets; ps++) {
         uint32_t want =
             all_pending ? workload_pending_pods(wl, ps) : wl->podsets[ps].count;
         uint32_t got = 0;
-        for (size_t i = 0; i < wl->n_pods && got < want; i++) {
+        for (size_t i = 0; i < wl->n_pods && got < want && n < total; i++) {
             struct pod *p = wl->pods[i];
             if (p->podset != ps || p->state != PODSTATE_PENDING)
                 continue;
-            struct node *node = place_pod(cy, wl, ps, p, why, sizeof(why));
-            if (!node) {
-                snprintf(cy->reason, sizeof(cy->reason),
-                         "pod set %s: %u of %u pods placed; %s",
-                         wl->podsets[ps].name, got, want,
-                         why[0] ? why : "no nodes");
-                for (size_t k = 0; k < n; k++)
-                    node_charge(nodes[k], pods[k], -1);
-                return 1;
-            }
-            node_charge(node, p, 1);
-            pods[n] = p;
-            nodes[n++] = node;
+            pods[n++] = p;
             got++;
         }
     }
+    int r = place_list(cy, wl, pods, nodes, n);
+    if (r != 0)
+        return r;
     *ret_pods = pods;
     *ret_nodes = nodes;
     *ret_n = n;
     return 0;
+}
+
+/* A pod that stands for one of pod set ps that its controller has not
+ * made yet: the pod set's request, and one of the node's "pods". */
+static struct pod *planned_pod(const struct workload *wl, uint32_t ps)
+{
+    const struct podset *s = &wl->podsets[ps];
+    struct pod *p = calloc(1, sizeof(*p));
+    int32_t pods_id = resid_intern(RESOURCE_PODS);
+    if (!p || pods_id < 0)
+        goto oom;
+    p->n_ids = resid_count();
+    p->request = calloc((size_t)p->n_ids, sizeof(*p->request));
+    if (!p->request)
+        goto oom;
+    for (uint32_t i = 0; i < s->n_req; i++)
+        if (s->req_ids[i] >= 0 && s->req_ids[i] < p->n_ids)
+            p->request[s->req_ids[i]] = s->req_milli[i];
+    p->request[pods_id] = 1000;
+    p->podset = ps;
+    p->wl = (struct workload *)wl;
+    return p;
+oom:
+    cluster_planned_pod_free(p);
+    return NULL;
+}
+
+int place_planned(struct ordo_cycle *cy, struct workload *wl,
+                  struct pod ***ret_pods, struct node ***ret_nodes,
+                  size_t *ret_n)
+{
+    size_t total = 0, n = 0;
+    for (uint32_t ps = 0; ps < wl->n_podsets; ps++)
+        total += wl->podsets[ps].count;
+    struct pod **pods = arena_calloc(cy->scratch, total + 1, sizeof(*pods));
+    struct node **nodes = arena_calloc(cy->scratch, total + 1, sizeof(*nodes));
+    if (!pods || !nodes)
+        return -ENOMEM;
+    int r = -ENOMEM;
+    for (uint32_t ps = 0; ps < wl->n_podsets; ps++)
+        for (uint32_t k = 0; k < wl->podsets[ps].count; k++)
+            if (!(pods[n++] = planned_pod(wl, ps)))
+                goto out;
+    r = place_list(cy, wl, pods, nodes, n);
+    if (r == 0) {
+        *ret_pods = pods;
+        *ret_nodes = nodes;
+        *ret_n = n;
+        return 0;
+    }
+out:
+    for (size_t i = 0; i < n; i++)
+        cluster_planned_pod_free(pods[i]);
+    return r;
 }
 
 /* Pods are assumed on their nodes already; tell the backend. */

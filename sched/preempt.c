@@ -127,7 +127,8 @@ static bool spared(struct cluster *c, const struct workload *p,
     return false;
 }
 
-/* Takes (sign -1) or gives back (+1) the victims' quota and node usage. */
+/* Takes (sign -1) or gives back (+1) the victims' quota and node usage,
+ * the room planned for pods they have not made yet included. */
 static void victims_charge(struct workload **v, uint32_t n, int sign)
 {
     for (uint32_t k = 0; k < n; k++) {
@@ -137,6 +138,8 @@ static void victims_charge(struct workload **v, uint32_t n, int sign)
             if (p->state == PODSTATE_BOUND && p->node)
                 node_charge(p->node, p, sign);
         }
+        for (size_t i = 0; v[k]->held_planned && i < v[k]->n_held; i++)
+            node_charge(v[k]->held_nodes[i], v[k]->held_pods[i], sign);
     }
 }
 
@@ -184,48 +187,17 @@ static bool preemption_helps(struct ordo_cycle *cy, struct entry *e,
  * placed its pods, until the preemptor's next cycle: what it preempted for
  * is not taken by pods placed before it (Ordo binds, so room matters as
  * much as quota). */
-static int hold_room(struct cluster *c, struct workload *w, struct pod **pods,
+static int hold_room(struct workload *w, struct pod **pods,
                      struct node **nodes, size_t n)
 {
-    struct pod **hp = malloc((n ? n : 1) * sizeof(*hp));
-    struct node **hn = malloc((n ? n : 1) * sizeof(*hn));
-    if (!hp || !hn) {
-        free(hp);
-        free(hn);
-        return -ENOMEM;
-    }
-    for (size_t k = 0; k < n; k++) {
-        hp[k] = pods[k];
-        hn[k] = nodes[k];
+    for (size_t k = 0; k < n; k++)
         node_charge(nodes[k], pods[k], 1);
-    }
-    free(w->held_pods);
-    free(w->held_nodes);
-    w->held_pods = hp;
-    w->held_nodes = hn;
-    w->n_held = n;
-    return cluster_mark_holder(c, w);
-}
-
-/* Gives the room w holds back, right before w itself is tried again (not
- * before: another preemptor first in line must not take it). */
-void preempt_release_room(struct cluster *c, struct workload *w)
-{
-    if (!w->n_held)
-        return;
-    for (size_t k = 0; k < w->n_held; k++)
-        node_charge(w->held_nodes[k], w->held_pods[k], -1);
-    free(w->held_pods);
-    free(w->held_nodes);
-    w->held_pods = NULL;
-    w->held_nodes = NULL;
-    w->n_held = 0;
-    for (size_t i = 0; i < c->n_holders; i++) {
-        if (c->holders[i] == w) {
-            c->holders[i] = c->holders[--c->n_holders];
-            break;
-        }
-    }
+    /* A preemptor created suspended has planned pods (place_planned). */
+    int r = cluster_hold_room(w, pods, nodes, n, n > 0 && pod_planned(pods[0]));
+    if (r < 0)
+        for (size_t k = 0; k < n; k++)
+            node_charge(nodes[k], pods[k], -1);
+    return r;
 }
 
 /* Kueue's Preempted reason for a victim of e: its own ClusterQueue's
@@ -518,7 +490,7 @@ static int try_victims(struct ordo_cycle *cy, struct entry *e)
     cycle_set_preempting(c, e->wl, true);
     if (remember_assignment(e) < 0)
         return -ENOMEM;
-    return hold_room(c, e->wl, hpods, hnodes, nh) < 0 ? -ENOMEM : 1;
+    return hold_room(e->wl, hpods, hnodes, nh) < 0 ? -ENOMEM : 1;
 }
 
 /* A PREEMPT entry: asks the PREEMPT plugin for victims among the admitted

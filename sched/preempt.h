@@ -19,9 +19,6 @@ void preempt_hold_usage(const struct qtree *t, struct entry *e, int sign);
  * reclaim (reclaimWithinCohort not Any). */
 void preempt_reserve(struct ordo_cycle *cy, struct entry *e);
 
-/* Gives back the node room a preemptor held since its victims left. */
-void preempt_release_room(struct cluster *c, struct workload *w);
-
 /* A preemptor whose QUOTA plugin answer no longer fits: places it with the
  * flavors it preempted for. 0 with the pods placed (as place_gang), 1 when
  * that does not fit either, -ENOMEM. */

@@ -34,6 +34,8 @@ void workload_free(struct workload *w)
     free(w->flavors);
     free(w->charges);
     free(w->preempt_assign);
+    for (size_t i = 0; w->held_planned && i < w->n_held; i++)
+        cluster_planned_pod_free(w->held_pods[i]);
     free(w->held_pods);
     free(w->held_nodes);
     free(w->pods);
@@ -782,6 +784,7 @@ static bool retriable(const struct workload *w)
 void workload_requeue_evicted(struct cluster *c, struct workload *w)
 {
     release_admission(w);
+    cluster_release_room(w);
     for (uint32_t ps = 0; ps < w->n_podsets; ps++)
         w->podsets[ps].reclaimable = 0;
     w->state = WL_PENDING;
@@ -822,6 +825,7 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
 void workload_finish(struct cluster *c, struct workload *w)
 {
     release_admission(w);
+    cluster_release_room(w);
     w->state = WL_FINISHED;
     (void)cluster_mark_changed(c, w);
     w->finished_ns = c->now_ns;
