@@ -6,7 +6,7 @@
  * (no line for JSON input, which carries no positions). Input an API server
  * or Kueue's and JobSet's webhooks would refuse is refused (negative
  * quantities, invalid names and labels, impossible times, ...: see
- * docs/limits-input.md), so that the scheduler can trust what it gets. */
+ * docs/operations.md, "Limits"), so that the scheduler can trust what it gets. */
 #ifndef ORDO_DECODE_H
 #define ORDO_DECODE_H
 
