@@ -91,13 +91,8 @@ int decode_field_enum(struct decode_ctx *c, const struct doc_node *parent,
                       const char *key, const char *const *names, int unknown,
                       int *ret);
 
-/* Kubernetes' name and label rules (decode_names.c). Each returns NULL when
- * s is valid, else a static text saying what is wrong. */
-const char *decode_check_dns_label(const char *s);     /* RFC 1123, <= 63 */
-const char *decode_check_dns_subdomain(const char *s); /* RFC 1123, <= 253 */
-const char *decode_check_dns1035_label(const char *s); /* starts a-z, <= 63 */
-const char *decode_check_label_key(const char *s);     /* qualified name */
-const char *decode_check_label_value(const char *s);
+/* Kubernetes' name and label rules are in kname.h; decode_names.c
+ * applies them. */
 /* metadata.name (a subdomain; a label for a Namespace) and, for namespaced
  * kinds, metadata.namespace (a label) of o; meta is its metadata node. */
 int decode_check_object_names(struct decode_ctx *c, const struct doc_node *meta,

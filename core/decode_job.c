@@ -5,6 +5,7 @@
 
 #include "arena.h"
 #include "decode.h"
+#include "kname.h"
 
 /* Decodes a batch/v1 JobSpec (n is the spec map). */
 static int decode_job_spec(struct decode_ctx *c, const struct doc_node *n,
@@ -135,7 +136,7 @@ static int check_replicated_job(struct decode_ctx *c, const struct doc_node *n,
                        rj->replicas - 1);
     const char *why = len >= (int)sizeof(child)
                           ? "must be no more than 63 characters"
-                          : decode_check_dns1035_label(child);
+                          : kname_check_dns1035_label(child);
     if (why)
         return decode_fail_at(c, doc_map_get(n, "name"), "name",
                               "child Job name \"%.64s%s\": %s", child,

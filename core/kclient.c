@@ -14,8 +14,8 @@
 
 #include <json-c/json.h>
 
-#define DNS1123_LABEL_MAX     63
-#define DNS1123_SUBDOMAIN_MAX 253
+#include "kname.h"
+
 #define DESC_MAX              512  /* one response, described */
 #define WHY_MAX               1024 /* the whole story handed to the callback */
 
@@ -76,35 +76,6 @@ static bool has_control_chars(const char *s)
         if (is_ctl(*s))
             return true;
     return false;
-}
-
-/* IsDNS1123Label: [a-z0-9]([-a-z0-9]*[a-z0-9])? in at most 63 characters. */
-static bool is_dns1123_label(const char *s, size_t n)
-{
-    if (n == 0 || n > DNS1123_LABEL_MAX || s[0] == '-' || s[n - 1] == '-')
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' && s[i] <= '9') &&
-            s[i] != '-')
-            return false;
-    return true;
-}
-
-/* IsDNS1123Subdomain: dot-separated labels, at most 253 characters. */
-static bool is_dns1123_subdomain(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > DNS1123_SUBDOMAIN_MAX)
-        return false;
-    size_t start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && s[i] != '.')
-            continue;
-        if (!is_dns1123_label(s + start, i - start))
-            return false;
-        start = i + 1;
-    }
-    return true;
 }
 
 /* Reason phrases for the statuses an API server answers with. */
@@ -433,7 +404,7 @@ int kclient_evict_pod(struct kclient *kc, const char *ns, const char *name,
                       kclient_evict_cb cb, void *data)
 {
     if (!kc || !cb || !ns || !name || (uid && !*uid) ||
-        !is_dns1123_label(ns, strlen(ns)) || !is_dns1123_subdomain(name))
+        kname_check_dns_label(ns) || kname_check_dns_subdomain(name))
         return -EINVAL;
     char *ens = NULL, *ename = NULL;
     int r = -ENOMEM;

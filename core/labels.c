@@ -12,11 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Longest label value and name part of a qualified name, and longest DNS-1123
- * subdomain (k8s.io/apimachinery/pkg/util/validation). */
-#define LABEL_VALUE_MAX       63
-#define QUALIFIED_NAME_MAX    63
-#define DNS1123_SUBDOMAIN_MAX 253
+#include "kname.h"
 
 /* The only node field a matchFields requirement may name. */
 #define NODE_FIELD_NAME "metadata.name"
@@ -98,74 +94,14 @@ const char *toleration_op_to_string(enum toleration_op op)
 
 /* --- Syntax checks of k8s.io/apimachinery/pkg/util/validation --- */
 
-static bool is_alnum(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9');
-}
-
-static bool is_lower_alnum(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
-/* ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9] over the n bytes at s. */
-static bool is_qualified_name_part(const char *s, size_t n)
-{
-    if (n == 0 || !is_alnum(s[0]) || !is_alnum(s[n - 1]))
-        return false;
-    for (size_t i = 1; i + 1 < n; i++)
-        if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
-            return false;
-    return true;
-}
-
-/* IsDNS1123Subdomain: at most 253 characters of
- * [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)* */
-static bool is_dns1123_subdomain(const char *s, size_t n)
-{
-    if (n == 0 || n > DNS1123_SUBDOMAIN_MAX)
-        return false;
-    size_t start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && s[i] != '.') {
-            if (!is_lower_alnum(s[i]) && s[i] != '-')
-                return false;
-            continue;
-        }
-        /* One dot-separated label: s[start, i). */
-        if (i == start || s[start] == '-' || s[i - 1] == '-')
-            return false;
-        start = i + 1;
-    }
-    return true;
-}
-
-/* IsQualifiedName: a label key, "[prefix/]name". */
 static bool is_label_key(const char *key)
 {
-    if (!key)
-        return false;
-    const char *slash = strchr(key, '/');
-    const char *name = key;
-    if (slash) {
-        if (strchr(slash + 1, '/'))
-            return false;
-        if (!is_dns1123_subdomain(key, (size_t)(slash - key)))
-            return false;
-        name = slash + 1;
-    }
-    size_t n = strlen(name);
-    return n <= QUALIFIED_NAME_MAX && is_qualified_name_part(name, n);
+    return key && !kname_check_label_key(key);
 }
 
-/* IsValidLabelValue: empty, or a qualified name part of at most 63. */
 static bool is_label_value(const char *v)
 {
-    if (!v)
-        return false;
-    size_t n = strlen(v);
-    return n == 0 || (n <= LABEL_VALUE_MAX && is_qualified_name_part(v, n));
+    return v && !kname_check_label_value(v);
 }
 
 /* strconv.ParseInt(s, 10, 64): an optional sign, then decimal digits only

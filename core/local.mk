@@ -11,6 +11,7 @@ core_libordo_core_la_SOURCES = \
 	%reldir%/satmath.h \
 	%reldir%/quantity.c %reldir%/quantity.h \
 	%reldir%/resources.c %reldir%/resources.h \
+	%reldir%/kname.c %reldir%/kname.h \
 	%reldir%/labels.c %reldir%/labels.h \
 	%reldir%/doc.c %reldir%/doc.h \
 	%reldir%/objects.h \
