@@ -1,5 +1,5 @@
 # core/local.mk - libordo-core: quantities, resources, selectors, document
-# decoding, typed objects, logging and the API-server client. Everything else links against it.
+# decoding, typed objects, logging. Everything else links against it.
 noinst_LTLIBRARIES += core/libordo-core.la
 core_libordo_core_la_SOURCES = \
 	%reldir%/arena.c %reldir%/arena.h \
@@ -21,10 +21,18 @@ core_libordo_core_la_SOURCES = \
 	%reldir%/decode_pod.c \
 	%reldir%/decode_job.c \
 	%reldir%/decode_kueue.c \
-	%reldir%/manifest.c %reldir%/manifest.h \
-	%reldir%/kclient.c %reldir%/kclient.h
-core_libordo_core_la_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS)
-core_libordo_core_la_LIBADD = $(YAML_LIBS) $(JSONC_LIBS) $(CURL_LIBS)
+	%reldir%/manifest.c %reldir%/manifest.h
+core_libordo_core_la_CPPFLAGS = $(ORDO_DEFS) -I$(top_srcdir)/core
+core_libordo_core_la_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(JSONC_CFLAGS)
+core_libordo_core_la_LIBADD = $(YAML_LIBS) $(JSONC_LIBS)
+
+# core/kube: the Kubernetes API client (HTTP over libcurl, JSON), its own
+# library, shared by the scheduler's Kubernetes backend and the node agent.
+noinst_LTLIBRARIES += core/kube/libordo-kube.la
+core_kube_libordo_kube_la_SOURCES = %reldir%/kube/kclient.c %reldir%/kube/kclient.h
+core_kube_libordo_kube_la_CPPFLAGS = $(ORDO_DEFS) -I$(top_srcdir)/core -I$(top_srcdir)/core/kube
+core_kube_libordo_kube_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS)
+core_kube_libordo_kube_la_LIBADD = $(JSONC_LIBS) $(CURL_LIBS)
 
 # The public plugin header and its pkg-config file.
 ordoincludedir = $(includedir)/ordo

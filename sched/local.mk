@@ -1,28 +1,93 @@
-# sched/local.mk - the ordo-scheduler daemon: command line, plugin loading,
-# and (as they land) workloads, queues, the cycle and the backends.
-# Everything but main.c is a convenience library, so that tests and
-# benchmarks drive the same code.
+# sched/local.mk - the ordo-scheduler daemon, one convenience library per
+# folder. Each library's include path names only the folders it may use,
+# so that a file reaching past its layer does not build:
+#
+#   host/      plugin loading, registry, configuration, watchdog  core
+#   cache/     the store: cluster, workloads, quota tree; no I/O   core
+#   cycle/     decisions and the host table; no I/O               core, cache, host, the line
+#   (sched/)   the line: scheduler.h/.c, events in, actions out   core, cache, host, cycle
+#   backend/   the world: sim/ (simulator), kube/ (API server)     core, the line, cache (read)
+#
+# libordo-sched.la gathers them (each object once) for the program, the
+# tests and benchmarks.
+ORDO_DEFS = -D_GNU_SOURCE -I$(top_builddir) \
+	-DORDO_PLUGIN_DIR='"$(pkglibdir)/plugins"' -DORDO_BUILD_DIR='"$(abs_top_builddir)"' \
+	-DORDO_BUILD_PLUGIN_DIR='"$(abs_top_builddir)/plugins/.libs"'
+INC_CORE = -I$(top_srcdir)/core
+INC_ABI = -I$(top_srcdir)/core/include
+INC_KUBE = -I$(top_srcdir)/core/kube
+INC_HOST = -I$(top_srcdir)/sched/host
+INC_CACHE = -I$(top_srcdir)/sched/cache
+INC_CYCLE = -I$(top_srcdir)/sched/cycle
+INC_LINE = -I$(top_srcdir)/sched
+
+noinst_LTLIBRARIES += sched/host/libordo-host.la
+sched_host_libordo_host_la_SOURCES = \
+	%reldir%/host/plugin_loader.c %reldir%/host/plugin_loader.h \
+	%reldir%/host/sched_config.c %reldir%/host/sched_config.h \
+	%reldir%/host/plugins.c %reldir%/host/plugins.h \
+	%reldir%/host/watchdog.c %reldir%/host/watchdog.h
+sched_host_libordo_host_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) $(INC_HOST)
+
+noinst_LTLIBRARIES += sched/cache/libordo-cache.la
+sched_cache_libordo_cache_la_SOURCES = \
+	%reldir%/cache/cluster.c %reldir%/cache/cluster.h \
+	%reldir%/cache/quota_tree.c %reldir%/cache/quota_tree.h \
+	%reldir%/cache/workload.c %reldir%/cache/workload.h
+sched_cache_libordo_cache_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_CACHE)
+
+noinst_LTLIBRARIES += sched/cycle/libordo-cycle.la
+sched_cycle_libordo_cycle_la_SOURCES = \
+	%reldir%/cycle/cycle.c %reldir%/cycle/cycle.h \
+	%reldir%/cycle/queue.c %reldir%/cycle/queue.h \
+	%reldir%/cycle/place.c %reldir%/cycle/place.h \
+	%reldir%/cycle/preempt.c %reldir%/cycle/preempt.h \
+	%reldir%/cycle/preempt_check.c \
+	%reldir%/cycle/host_table.c %reldir%/cycle/host_table.h
+sched_cycle_libordo_cycle_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
+	$(INC_CACHE) $(INC_HOST) $(INC_CYCLE) $(INC_LINE)
+
+noinst_LTLIBRARIES += sched/libordo-line.la
+sched_libordo_line_la_SOURCES = %reldir%/scheduler.c %reldir%/scheduler.h
+sched_libordo_line_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
+	$(INC_CACHE) $(INC_HOST) $(INC_CYCLE) $(INC_LINE)
+
+noinst_LTLIBRARIES += sched/backend/sim/libordo-sim.la
+sched_backend_sim_libordo_sim_la_SOURCES = \
+	%reldir%/backend/sim/sim.c %reldir%/backend/sim/sim.h \
+	%reldir%/backend/sim/sim_int.h \
+	%reldir%/backend/sim/sim_jobs.c %reldir%/backend/sim/sim_check.c \
+	%reldir%/backend/sim/sim_report.c %reldir%/backend/sim/sim_plot.c
+sched_backend_sim_libordo_sim_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
+	$(INC_CACHE) $(INC_HOST) $(INC_LINE) -I$(top_srcdir)/sched/backend/sim
+sched_backend_sim_libordo_sim_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+
+noinst_LTLIBRARIES += sched/backend/kube/libordo-kube-backend.la
+sched_backend_kube_libordo_kube_backend_la_SOURCES = \
+	%reldir%/backend/kube/kube_evict.c %reldir%/backend/kube/kube_evict.h
+sched_backend_kube_libordo_kube_backend_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) \
+	$(INC_KUBE) $(INC_ABI) $(INC_CACHE) $(INC_HOST) $(INC_LINE) \
+	-I$(top_srcdir)/sched/backend/kube
+sched_backend_kube_libordo_kube_backend_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+
+# Every source of the libraries above (the fuzz build compiles them with
+# clang apart).
+ORDO_SCHED_SRCS = $(sched_host_libordo_host_la_SOURCES) \
+	$(sched_cache_libordo_cache_la_SOURCES) \
+	$(sched_cycle_libordo_cycle_la_SOURCES) $(sched_libordo_line_la_SOURCES) \
+	$(sched_backend_sim_libordo_sim_la_SOURCES) \
+	$(sched_backend_kube_libordo_kube_backend_la_SOURCES)
+
 noinst_LTLIBRARIES += sched/libordo-sched.la
-sched_libordo_sched_la_SOURCES = \
-	%reldir%/plugin_loader.c %reldir%/plugin_loader.h \
-	%reldir%/sched_config.c %reldir%/sched_config.h \
-	%reldir%/plugins.c %reldir%/plugins.h \
-	%reldir%/watchdog.c %reldir%/watchdog.h \
-	%reldir%/host.c \
-	%reldir%/cluster.c %reldir%/cluster.h \
-	%reldir%/quota_tree.c %reldir%/quota_tree.h \
-	%reldir%/workload.c %reldir%/workload.h \
-	%reldir%/queue.c %reldir%/queue.h \
-	%reldir%/cycle.c %reldir%/cycle.h %reldir%/scheduler.h \
-	%reldir%/place.c %reldir%/place.h \
-	%reldir%/preempt.c %reldir%/preempt.h %reldir%/preempt_check.c \
-	%reldir%/sim.c %reldir%/sim.h %reldir%/sim_int.h \
-	%reldir%/sim_jobs.c %reldir%/sim_check.c \
-	%reldir%/kube_evict.c %reldir%/kube_evict.h \
-	%reldir%/sim_report.c %reldir%/sim_plot.c
-sched_libordo_sched_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(YAML_CFLAGS) $(CURL_CFLAGS)
-sched_libordo_sched_la_LIBADD = core/libordo-core.la $(JSONC_LIBS)
+sched_libordo_sched_la_SOURCES =
+sched_libordo_sched_la_LIBADD = sched/backend/sim/libordo-sim.la \
+	sched/backend/kube/libordo-kube-backend.la sched/libordo-line.la \
+	sched/cycle/libordo-cycle.la sched/cache/libordo-cache.la \
+	sched/host/libordo-host.la core/kube/libordo-kube.la \
+	core/libordo-core.la $(JSONC_LIBS) $(YAML_LIBS) $(CURL_LIBS)
 
 bin_PROGRAMS += sched/ordo-scheduler
 sched_ordo_scheduler_SOURCES = %reldir%/main.c
+sched_ordo_scheduler_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) $(INC_CACHE) \
+	$(INC_HOST) $(INC_CYCLE) $(INC_LINE) -I$(top_srcdir)/sched/backend/sim
 sched_ordo_scheduler_LDADD = sched/libordo-sched.la $(LIBS)

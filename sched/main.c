@@ -14,6 +14,7 @@
 #include "log.h"
 #include "manifest.h"
 #include "plugin_loader.h"
+#include "host_table.h"
 #include "plugins.h"
 #include "resid.h"
 #include "sched_config.h"
@@ -149,7 +150,7 @@ static int simulate(const struct options *o, char **paths, int n)
         fprintf(stderr, "ordo-scheduler: --config: %s\n", e.msg);
         goto out;
     }
-    if (plugins_start(&plugins, &cfg, dir, &e) < 0) {
+    if (plugins_start(&plugins, &cfg, dir, host_table(), &e) < 0) {
         fprintf(stderr, "ordo-scheduler: %s\n", e.msg);
         goto out;
     }

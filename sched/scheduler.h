@@ -48,7 +48,4 @@ void scheduler_release(struct scheduler *s);
  * (bounded). Returns the number of workloads admitted, or a negative errno. */
 int scheduler_run(struct scheduler *s);
 
-/* One cycle (see cycle.c). Returns admissions in this cycle or -errno. */
-int cycle_run(struct scheduler *s);
-
 #endif

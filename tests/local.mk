@@ -54,13 +54,13 @@ tests_unit_test_log_SOURCES = tests/unit/test_log.c
 tests_unit_test_log_LDADD = $(UNIT_LDADD)
 tests_unit_test_log_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_config_SOURCES = tests/unit/test_config.c \
-	sched/sched_config.c sched/sched_config.h
+	sched/host/sched_config.c sched/host/sched_config.h
 tests_unit_test_config_LDADD = $(UNIT_LDADD)
 tests_unit_test_config_CFLAGS = $(UNIT_CFLAGS)
 # The fake API server (libmicrohttpd) the client tests talk to.
 FAKE_API_SRCS = tests/lib/fake_apiserver.c tests/lib/fake_apiserver.h
 tests_unit_test_kclient_SOURCES = tests/unit/test_kclient.c $(FAKE_API_SRCS)
-tests_unit_test_kclient_LDADD = $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
+tests_unit_test_kclient_LDADD = core/kube/libordo-kube.la $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
 tests_unit_test_kclient_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
 tests_unit_test_kclient_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_unit_test_kube_evict_SOURCES = tests/unit/test_kube_evict.c $(FAKE_API_SRCS)
@@ -71,7 +71,7 @@ tests_unit_test_quota_tree_SOURCES = tests/unit/test_quota_tree.c
 tests_unit_test_quota_tree_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_quota_tree_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
-	sched/sim_report.c sched/sim_plot.c sched/sim.h
+	sched/backend/sim/sim_report.c sched/backend/sim/sim_plot.c sched/backend/sim/sim.h
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
 tests_unit_test_sim_check_SOURCES = tests/unit/test_sim_check.c
@@ -249,12 +249,13 @@ FUZZ_CFLAGS = -g -O1 $(FUZZ_SAN) $(AM_CPPFLAGS) -I$(top_builddir) \
 	-DORDO_FUZZ_PLUGIN_DIR='"$(abs_top_builddir)/tests/fuzz/plugins"' \
 	$(YAML_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS)
 FUZZ_LIB_SRCS = $(filter %.c,$(core_libordo_core_la_SOURCES) \
-	$(sched_libordo_sched_la_SOURCES))
+	$(ORDO_SCHED_SRCS))
 FUZZ_OBJS = $(patsubst %.c,tests/fuzz/obj/%.o,$(FUZZ_LIB_SRCS))
 FUZZ_BINS = $(addprefix tests/fuzz/fuzz_,$(FUZZ_TARGETS))
 FUZZ_PLUGINS = $(patsubst plugins/%.la,tests/fuzz/plugins/%.so, \
 	$(plugin_LTLIBRARIES))
-FUZZ_HDRS = $(wildcard $(top_srcdir)/core/*.h $(top_srcdir)/sched/*.h \
+FUZZ_HDRS = $(wildcard $(top_srcdir)/core/*.h $(top_srcdir)/core/kube/*.h \
+	$(top_srcdir)/sched/*.h $(top_srcdir)/sched/*/*.h $(top_srcdir)/sched/backend/*/*.h \
 	$(top_srcdir)/core/include/ordo/*.h $(top_srcdir)/plugins/*/*.h)
 
 $(FUZZ_OBJS): tests/fuzz/obj/%.o: $(top_srcdir)/%.c $(FUZZ_HDRS)

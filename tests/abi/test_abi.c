@@ -21,6 +21,7 @@
 
 #include "ordo/plugin.h"
 #include "plugin_loader.h"
+#include "host_table.h"
 #include "plugins.h"
 #include "watchdog.h"
 #include "../unit/test_helpers.h"
@@ -333,7 +334,7 @@ static int start_with_queue(const char *name, const char *plugin, struct err *e)
     config_init_defaults(&cfg);
     cfg.queue_strict_fifo = plugin;
     struct plugin_registry r;
-    int rc = plugins_start(&r, &cfg, dir, e);
+    int rc = plugins_start(&r, &cfg, dir, host_table(), e);
     if (rc == 0)
         plugins_stop(&r);
     remove_dir_of(dir, names, 1);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "manifest.h"
+#include "host_table.h"
 #include "plugins.h"
 #include "resid.h"
 #include "scheduler.h"
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
 
     generate(&b, workloads, cohorts, per, nodes);
     config_init_defaults(&cfg);
-    if (plugins_start(&plugins, &cfg, ORDO_BUILD_PLUGIN_DIR, &e) < 0) {
+    if (plugins_start(&plugins, &cfg, ORDO_BUILD_PLUGIN_DIR, host_table(), &e) < 0) {
         fprintf(stderr, "bench: %s\n", e.msg);
         return 1;
     }

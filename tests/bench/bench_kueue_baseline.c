@@ -30,6 +30,7 @@
 
 #include <json-c/json.h>
 
+#include "host_table.h"
 #include "plugins.h"
 #include "resid.h"
 #include "sim.h"
@@ -202,7 +203,7 @@ int main(int argc, char **argv)
         goto out;
     }
     config_init_defaults(&cfg);
-    if (plugins_start(&plugins, &cfg, ORDO_BUILD_PLUGIN_DIR, &e) < 0) {
+    if (plugins_start(&plugins, &cfg, ORDO_BUILD_PLUGIN_DIR, host_table(), &e) < 0) {
         fprintf(stderr, "bench: %s\n", e.msg);
         config_release(&cfg);
         goto out;

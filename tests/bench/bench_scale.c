@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_table.h"
 #include "plugins.h"
 #include "resid.h"
 #include "sim.h"
@@ -138,7 +139,7 @@ static int run_sim(const char *input, const char *report, const char *summary)
     struct plugin_registry plugins;
     struct err e;
     config_init_defaults(&cfg);
-    if (plugins_start(&plugins, &cfg, ORDO_BUILD_PLUGIN_DIR, &e) < 0) {
+    if (plugins_start(&plugins, &cfg, ORDO_BUILD_PLUGIN_DIR, host_table(), &e) < 0) {
         fprintf(stderr, "bench: %s\n", e.msg);
         return 1;
     }

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host_table.h"
 #include "plugins.h"
 #include "resid.h"
 #include "sched_config.h"
@@ -606,7 +607,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz_sim: %s\n", e.msg);
         fail("the generated configuration is refused", cfg_text, text);
     }
-    if (plugins_start(&plugins, &cfg, FUZZ_PLUGIN_DIR, &e) < 0) {
+    if (plugins_start(&plugins, &cfg, FUZZ_PLUGIN_DIR, host_table(), &e) < 0) {
         fprintf(stderr, "fuzz_sim: %s\n", e.msg);
         fail("the plugins do not start", cfg_text, text);
     }

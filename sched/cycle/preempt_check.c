@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host_table.h"
 #include "preempt.h"
 #include "workload.h"
 

@@ -11,6 +11,7 @@
 
 #include "arena.h"
 #include "cycle.h"
+#include "host_table.h"
 #include "labels.h"
 #include "log.h"
 #include "plugins.h"

@@ -1,5 +1,5 @@
-/* queue.c - pending workloads of a ClusterQueue (see queue.h). The order
- * comes from the QUEUE plugin's `less`; the host only stores and sorts. */
+/* queue.c - the order of a ClusterQueue's pending workloads (see queue.h):
+ * the QUEUE plugin's `less`; the cache keeps the list (cq_queue_push). */
 #include "queue.h"
 
 #include <errno.h>
@@ -8,35 +8,6 @@
 
 #include "plugins.h"
 #include "watchdog.h"
-
-int queue_push(struct cluster *c, struct cq *q, struct workload *w)
-{
-    if (cluster_mark_busy(c, q) < 0)
-        return -ENOMEM;
-    if (q->n_pending == q->cap_pending) {
-        size_t cap = q->cap_pending ? q->cap_pending * 2 : 16;
-        struct workload **v = realloc(q->pending, cap * sizeof(*v));
-        if (!v)
-            return -ENOMEM;
-        q->pending = v;
-        q->cap_pending = cap;
-    }
-    q->pending[q->n_pending++] = w;
-    q->dirty = true;
-    return 0;
-}
-
-void queue_remove(struct cq *q, struct workload *w)
-{
-    for (size_t i = 0; i < q->n_pending; i++) {
-        if (q->pending[i] == w) {
-            memmove(&q->pending[i], &q->pending[i + 1],
-                    (q->n_pending - i - 1) * sizeof(*q->pending));
-            q->n_pending--;
-            return;
-        }
-    }
-}
 
 static int queue_cmp(const void *a, const void *b, void *arg)
 {

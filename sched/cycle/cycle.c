@@ -28,10 +28,6 @@
 #include "watchdog.h"
 #include "workload.h"
 
-/* Cycles run at one instant until one admits nothing; this bounds them
- * when something keeps changing without progress. */
-#define CYCLES_PER_RUN_MAX 100000
-
 
 int cycle_begin_entry(struct ordo_cycle *cy, struct workload *wl)
 {
@@ -205,7 +201,7 @@ static int commit(struct ordo_cycle *cy, struct entry *e, struct pod **pods,
     free(wl->preempt_assign);
     wl->preempt_assign = NULL;
     wl->reason[0] = '\0';
-    queue_remove(q, wl);
+    cq_queue_remove(q, wl);
     cq_charge(q, wl, 1);
     LOG_V(2, "admitted workload wl=\"%s\" cq=\"%s\" pods=%zu", wl->key,
           q->name, n);
@@ -616,39 +612,4 @@ out:
     arena_free(cy.scratch);
     watchdog_disarm();
     return r < 0 ? r : admitted;
-}
-
-void scheduler_init(struct scheduler *s, const struct sched_config *cfg,
-                    const struct backend_ops *backend, void *backend_data)
-{
-    memset(s, 0, sizeof(*s));
-    cluster_init(&s->cluster);
-    s->config = cfg;
-    s->backend = backend;
-    s->backend_data = backend_data;
-}
-
-void scheduler_release(struct scheduler *s)
-{
-    if (s)
-        cluster_release(&s->cluster);
-}
-
-int scheduler_run(struct scheduler *s)
-{
-    int total = 0;
-    for (int i = 0; i < CYCLES_PER_RUN_MAX; i++) {
-        int r = cluster_sync(&s->cluster);
-        if (r < 0)
-            return r;
-        uint64_t parked = s->parked, evictions = s->evictions;
-        r = cycle_run(s);
-        if (r < 0)
-            return r;
-        if (r == 0 && s->parked == parked && s->evictions == evictions)
-            return total;
-        total += r;
-    }
-    LOG_W("stopped after %d cycles at one instant", CYCLES_PER_RUN_MAX);
-    return total;
 }

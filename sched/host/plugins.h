@@ -27,21 +27,22 @@ struct plugin_registry {
     struct ordo_plugin *preempt; /* NULL: no preemption */
     size_t n_place;
     struct ordo_plugin *place[CONFIG_MAX_PLACE];
+    /* The host table every plugin is given (plugins_start). */
+    const struct ordo_host *host;
     /* All instances, for fini. */
     size_t n_all;
     struct ordo_plugin *all[CONFIG_MAX_PLACE + 4];
 };
 
 /* Loads the plugin directory, picks the plugins cfg names (checking their
- * kind), and initialises each with the host table. On failure everything is
- * undone and e says which plugin and why. */
+ * kind), and initialises each with the host table `host` (the cycle's,
+ * host_table()). On failure everything is undone and e says which plugin
+ * and why. */
 int plugins_start(struct plugin_registry *r, const struct sched_config *cfg,
-                  const char *dir, struct err *e);
+                  const char *dir, const struct ordo_host *host,
+                  struct err *e);
 
 /* Calls fini on every initialised plugin and unloads them. NULL-safe. */
 void plugins_stop(struct plugin_registry *r);
-
-/* The host function table given to plugins. */
-const struct ordo_host *host_table(void);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "host_table.h"
 #include "log.h"
 #include "place.h"
 #include "preempt.h"

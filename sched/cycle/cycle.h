@@ -8,6 +8,11 @@
 
 struct arena;
 
+/* One scheduling cycle (cycle.c): heads, nomination, order, then each
+ * entry's quota re-check, preemption, placement and commit. Returns the
+ * admissions made, or a negative errno. */
+int cycle_run(struct scheduler *s);
+
 struct ordo_cycle {
     struct scheduler *s;
     struct cluster *c;

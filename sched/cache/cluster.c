@@ -598,6 +598,35 @@ void cluster_release_planned(struct workload *w, uint32_t ps, uint32_t k)
         cluster_release_room(w);
 }
 
+int cq_queue_push(struct cluster *c, struct cq *q, struct workload *w)
+{
+    if (cluster_mark_busy(c, q) < 0)
+        return -ENOMEM;
+    if (q->n_pending == q->cap_pending) {
+        size_t cap = q->cap_pending ? q->cap_pending * 2 : 16;
+        struct workload **v = realloc(q->pending, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        q->pending = v;
+        q->cap_pending = cap;
+    }
+    q->pending[q->n_pending++] = w;
+    q->dirty = true;
+    return 0;
+}
+
+void cq_queue_remove(struct cq *q, struct workload *w)
+{
+    for (size_t i = 0; i < q->n_pending; i++) {
+        if (q->pending[i] == w) {
+            memmove(&q->pending[i], &q->pending[i + 1],
+                    (q->n_pending - i - 1) * sizeof(*q->pending));
+            q->n_pending--;
+            return;
+        }
+    }
+}
+
 int cluster_mark_straggler(struct cluster *c, struct workload *w)
 {
     if (w->straggling)

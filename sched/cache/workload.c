@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "queue.h"
 #include "resid.h"
 
 void workload_set_reason(struct workload *w, const char *fmt, ...)
@@ -755,7 +754,7 @@ int workload_enqueue(struct cluster *c, struct workload *w)
         return 0;
     w->cq = q;
     w->queued = true;
-    return queue_push(c, q, w);
+    return cq_queue_push(c, q, w);
 }
 
 /* Gives an admitted workload's quota back to its ClusterQueue. */

@@ -57,7 +57,7 @@ static int instantiate(struct plugin_registry *r,
     r->all[r->n_all++] = p;
     struct watchdog_mark m;
     watchdog_enter(&m, name, "init");
-    int rc = p->desc->init(host_table(), p, &p->self);
+    int rc = p->desc->init(r->host, p, &p->self);
     watchdog_leave(&m);
     if (rc < 0 && rc >= -ERRNO_MAX)
         return err_set(e, -rc,
@@ -74,9 +74,11 @@ static int instantiate(struct plugin_registry *r,
 }
 
 int plugins_start(struct plugin_registry *r, const struct sched_config *cfg,
-                  const char *dir, struct err *e)
+                  const char *dir, const struct ordo_host *host,
+                  struct err *e)
 {
     memset(r, 0, sizeof(*r));
+    r->host = host;
     plugin_set_init(&r->loaded);
     int rc = plugin_set_open_dir(&r->loaded, dir, e);
     if (rc == 0)

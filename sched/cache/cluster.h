@@ -370,6 +370,11 @@ int node_charge(struct node *n, const struct pod *p, int sign);
 /* Quota accounting of an admission: adds (sign 1) or removes (-1) the
  * workload's usage on its admitted ClusterQueue. */
 void cq_charge(struct cq *cq, const struct workload *wl, int sign);
+/* Appends w (pending) to q's pending list and lists q among c's busy
+ * queues; the cycle sorts the list lazily (q->dirty). 0 or -ENOMEM. */
+int cq_queue_push(struct cluster *c, struct cq *q, struct workload *w);
+/* Removes w from q's pending list when it is there. */
+void cq_queue_remove(struct cq *q, struct workload *w);
 /* Files w among q's admitted workloads (0 or -ENOMEM) / takes it out. */
 int cq_add_admitted(struct cq *q, struct workload *w);
 void cq_remove_admitted(struct cq *q, struct workload *w);
