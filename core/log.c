@@ -43,7 +43,7 @@ static long long log_now_ns(void)
 void log_write(enum log_level level, int verbosity, const char *file,
                int line, const char *fmt, ...)
 {
-    static const char letters[LOG_LEVEL_MAX] = {'I', 'W', 'E', 'F'};
+    static const char letters[LOG_LEVEL_MAX] = {'I', 'W', 'E'};
 
     if (level == LOG_INFO && verbosity > log_verbosity)
         return;

@@ -13,7 +13,6 @@ enum log_level {
     LOG_INFO = 0,
     LOG_WARNING,
     LOG_ERROR,
-    LOG_FATAL,
     LOG_LEVEL_MAX
 };
 

@@ -11,6 +11,7 @@
 
 #include "decode.h"
 #include "doc.h"
+#include "grow.h"
 
 void manifest_set_init(struct manifest_set *s)
 {
@@ -30,14 +31,8 @@ void manifest_set_release(struct manifest_set *s)
 
 static int set_push(struct manifest_set *s, struct object *o)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        struct object **v = realloc(s->objects, cap * sizeof(*v));
-        if (!v)
-            return -ENOMEM;
-        s->objects = v;
-        s->cap = cap;
-    }
+    if (GROW_ARRAY(s->objects, s->n, s->cap) < 0)
+        return -ENOMEM;
     s->objects[s->n++] = o;
     return 0;
 }

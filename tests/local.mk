@@ -1,6 +1,7 @@
 # tests/local.mk - `make check` (cmocka unit tests, command-line tests),
 # `make fuzz` (libFuzzer targets, bounded time).
 UNIT_TESTS = \
+	tests/unit/test_grow \
 	tests/unit/test_quantity \
 	tests/unit/test_resources \
 	tests/unit/test_labels \
@@ -21,6 +22,9 @@ UNIT_TESTS = \
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_grow_SOURCES = tests/unit/test_grow.c
+tests_unit_test_grow_LDADD = $(UNIT_LDADD)
+tests_unit_test_grow_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_quantity_SOURCES = tests/unit/test_quantity.c
 tests_unit_test_quantity_LDADD = $(UNIT_LDADD)
 tests_unit_test_quantity_CFLAGS = $(UNIT_CFLAGS)

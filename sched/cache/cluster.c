@@ -12,7 +12,7 @@
 #include "satmath.h"
 #include "workload.h"
 
-const char *wl_kind_name(enum wl_kind k)
+const char *workload_kind_name(enum wl_kind k)
 {
     static const char *const names[WL_KIND_MAX] = {"Job", "JobSet", "PodGroup",
                                                    "Pod"};
@@ -110,7 +110,6 @@ void cluster_release(struct cluster *c)
     index_free(&c->wpcs);
     index_free(&c->namespaces);
     index_free(&c->cohorts);
-    index_free(&c->topologies);
     index_free(&c->jobs);
     index_free(&c->jobsets);
     cluster_init(c);
@@ -244,16 +243,11 @@ oom:
     return -ENOMEM;
 }
 
-int64_t node_free(const struct node *n, int32_t id)
+int64_t node_free_capacity(const struct node *n, int32_t id)
 {
     if (id < 0 || id >= n->n_ids)
         return 0;
     return sat_sub64(n->alloc[id], n->used[id]);
-}
-
-int64_t pod_request(const struct pod *p, int32_t id)
-{
-    return id >= 0 && id < p->n_ids ? p->request[id] : 0;
 }
 
 int node_charge(struct node *n, const struct pod *p, int sign)
@@ -703,8 +697,6 @@ int cluster_add(struct cluster *c, struct object *o)
     case OBJ_COHORT:
         c->queues_dirty = true;
         return index_add(&c->cohorts, o);
-    case OBJ_TOPOLOGY:
-        return index_add(&c->topologies, o);
     default:
         object_free(o);
         return 0;

@@ -62,7 +62,7 @@ struct pod {
 };
 
 enum wl_kind { WL_JOB = 0, WL_JOBSET, WL_POD_GROUP, WL_POD, WL_KIND_MAX };
-const char *wl_kind_name(enum wl_kind k);
+const char *workload_kind_name(enum wl_kind k);
 
 enum wl_state {
     WL_PENDING = 0, /* waiting for admission */
@@ -253,7 +253,7 @@ struct cluster {
     struct workload **changed;
     size_t n_changed, cap_changed;
     struct obj_entry *lqs, *pcs, *wpcs, *namespaces, *jobs, *jobsets,
-        *cohorts, *topologies;
+        *cohorts;
     struct qtree tree; /* ClusterQueues and cohorts */
     uint64_t tree_gen; /* bumped each time the tree is rebuilt */
     int64_t now_ns;
@@ -363,7 +363,7 @@ struct cq *cluster_cq(struct cluster *c, const char *name);
 struct flavor *cluster_flavor(struct cluster *c, const char *name);
 
 /* Node accounting: free capacity of id (allocatable - used). */
-int64_t node_free(const struct node *n, int32_t id);
+int64_t node_free_capacity(const struct node *n, int32_t id);
 /* Adds (sign 1) or removes (sign -1) a pod's request on a node. */
 int node_charge(struct node *n, const struct pod *p, int sign);
 
@@ -382,8 +382,5 @@ void cq_remove_admitted(struct cq *q, struct workload *w);
 int cq_group_flavor_index(const struct cq_group *g, const struct flavor *f);
 /* Index of resource id in group g, or -1. */
 int cq_group_res_index(const struct cq_group *g, int32_t id);
-
-/* The pod's request for resource id (0 when none). */
-int64_t pod_request(const struct pod *p, int32_t id);
 
 #endif

@@ -367,11 +367,6 @@ bool qtree_any_cq(const struct qnode *n, bool (*fn)(struct cq *q, void *data),
     return any_cq(n, 0, fn, data);
 }
 
-struct qnode *qtree_cq_node(const struct cq *q)
-{
-    return q->qnode;
-}
-
 /* The slot of FR i in a CQ's groups: usage[g][idx]. */
 static int64_t *cq_usage_slot(const struct qnode *n, int i)
 {

@@ -85,9 +85,6 @@ const struct qnode *qtree_root(const struct qnode *n);
 bool qtree_any_cq(const struct qnode *n, bool (*fn)(struct cq *q, void *data),
                   void *data);
 
-/* The tree node of a ClusterQueue (its cq->qnode). */
-struct qnode *qtree_cq_node(const struct cq *q);
-
 /* Usage of node n for FR i (a CQ's from its groups). */
 int64_t qnode_usage(const struct qnode *n, int i);
 /* Adds (val > 0) or removes (val < 0) usage of a CQ on FR i, passing the

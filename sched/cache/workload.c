@@ -705,7 +705,7 @@ static void over_cap_reason(struct workload *w)
     workload_set_reason(w,
                         "%s %s has %llu pods; Ordo admits at most %u pods "
                         "per workload",
-                        wl_kind_name(w->kind), w->key,
+                        workload_kind_name(w->kind), w->key,
                         (unsigned long long)w->pods_wanted,
                         (unsigned)WORKLOAD_PODS_MAX);
 }

@@ -431,7 +431,7 @@ static int64_t host_node_allocatable(const struct ordo_node *n,
 static int64_t host_node_free(struct ordo_cycle *cy, const struct ordo_node *n,
                               ordo_resource_id id)
 {
-    return node_free(ND(n), id);
+    return node_free_capacity(ND(n), id);
 }
 
 static int host_assign_flavor(struct ordo_cycle *cy, uint32_t ps, uint32_t g,

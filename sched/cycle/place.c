@@ -24,7 +24,7 @@ static int64_t place_score(struct ordo_cycle *cy, struct workload *wl,
     /* The host's own fit check first: never bind past allocatable. */
     for (int32_t id = 0; id < pod->n_ids; id++) {
         if (pod->request[id] > 0 &&
-            !sat_fits(pod->request[id], node_free(n, id))) {
+            !sat_fits(pod->request[id], node_free_capacity(n, id))) {
             snprintf(cy->reason, sizeof(cy->reason), "node %s: insufficient %s",
                      n->name, resid_name(id));
             return -1;

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
+
 /* Bytes of the descriptor each ABI minor defines, so that a short struct is
  * caught before a field past its end is read. */
 static const size_t descriptor_size_by_minor[] = {
@@ -163,15 +165,9 @@ int plugin_set_open(struct plugin_set *s, const char *path, struct err *e)
     r = check_descriptor(s, path, d, e);
     if (r < 0)
         goto fail;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        struct loaded_plugin *v = realloc(s->items, cap * sizeof(*v));
-        if (!v) {
-            r = err_set(e, ENOMEM, "%s: out of memory", path);
-            goto fail;
-        }
-        s->items = v;
-        s->cap = cap;
+    if (GROW_ARRAY(s->items, s->n, s->cap) < 0) {
+        r = err_set(e, ENOMEM, "%s: out of memory", path);
+        goto fail;
     }
     char *copy = strdup(path);
     if (!copy) {
