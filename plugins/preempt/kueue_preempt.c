@@ -9,7 +9,7 @@
  * candidates admitted to the preemptor's ClusterQueue, reclaimWithinCohort
  * to the others, which must also use more than their nominal quota on a
  * needed (flavor, resource) (host->cq_over_nominal_for), re-checked while
- * victims are removed in simulation. Unknown policy values count as Never.
+ * victims are removed in a what-if. Unknown policy values count as Never.
  *
  * Ordering (4.2). Already evicting first; other ClusterQueues before the
  * preemptor's own; lower priority; most recently admitted first; name; then
@@ -40,7 +40,7 @@
  * implicit "pods" resource is not seen); when no such pair can be read it
  * falls back to "not over nominal" (!cq_over_nominal_for), and hierarchical
  * advantage implies it. Each attempt walks the ordered candidates, removes
- * each valid one in simulation and stops as soon as preemptor_fits(cy,
+ * each valid one in a what-if and stops as soon as preemptor_fits(cy,
  * allowBorrowing); then fills back from the second-to-last target down to
  * the first, keeping each one that is not needed. Since the advantage is
  * global, Kueue's "hierarchical before other cross-CQ candidates" split of
@@ -71,7 +71,7 @@
  * FairSharingReevaluatePreemptionCandidates (a second S2-a pass) is not
  * modelled. Fill-back allows borrowing.
  *
- * Every simulated removal is put back before the op returns. No fit in any
+ * Every what-if removal is put back before the op returns. No fit in any
  * attempt answers ORDO_UNSCHEDULABLE with a reason; a bad argument or no
  * scratch memory answers ORDO_ERROR. */
 #include <errno.h>
@@ -108,7 +108,7 @@ struct cand {
     bool evicting;
     bool dup;      /* the same workload again: never used */
     bool eligible; /* passes the policies (and, at the start, nominal) */
-    bool removed;  /* currently removed in simulation by this op */
+    bool removed;  /* currently removed in a what-if by this op */
     bool avail;    /* fair sharing: still to be considered in this pass */
     bool retry;    /* fair sharing: failed the first strategy */
     enum variant variant;
@@ -197,19 +197,19 @@ static int cmp_cand(const void *pa, const void *pb)
     return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-static void sim_remove(struct run *x, uint32_t i)
+static void whatif_remove(struct run *x, uint32_t i)
 {
     if (x->c[i].removed)
         return;
-    x->h->sim_remove(x->cy, x->c[i].wl);
+    x->h->whatif_remove(x->cy, x->c[i].wl);
     x->c[i].removed = true;
 }
 
-static void sim_restore(struct run *x, uint32_t i)
+static void whatif_restore(struct run *x, uint32_t i)
 {
     if (!x->c[i].removed)
         return;
-    x->h->sim_restore(x->cy, x->c[i].wl);
+    x->h->whatif_restore(x->cy, x->c[i].wl);
     x->c[i].removed = false;
 }
 
@@ -217,9 +217,9 @@ static void sim_restore(struct run *x, uint32_t i)
 static void restore_all(struct run *x)
 {
     for (uint32_t k = x->nt; k-- > 0;)
-        sim_restore(x, x->t[k]);
+        whatif_restore(x, x->t[k]);
     for (uint32_t i = x->n; i-- > 0;)
-        sim_restore(x, i);
+        whatif_restore(x, i);
 }
 
 static bool fits(struct run *x, bool allow_borrowing)
@@ -241,13 +241,13 @@ static void fill_back(struct run *x, bool allow_borrowing)
         return;
     for (uint32_t k = x->nt - 1; k-- > 0;) {
         uint32_t i = x->t[k];
-        sim_restore(x, i);
+        whatif_restore(x, i);
         if (fits(x, allow_borrowing)) {
             memmove(&x->t[k], &x->t[k + 1],
                     (x->nt - k - 1) * sizeof(x->t[0]));
             x->nt--;
         } else {
-            sim_remove(x, i);
+            whatif_remove(x, i);
         }
     }
 }
@@ -260,12 +260,12 @@ static bool probe_within_nominal(struct run *x)
     bool any = false;
     for (uint32_t i = 0; i < x->n; i++)
         if (!x->c[i].own && !x->c[i].dup) {
-            sim_remove(x, i);
+            whatif_remove(x, i);
             any = true;
         }
     bool ok = any && fits(x, false);
     for (uint32_t i = x->n; i-- > 0;)
-        sim_restore(x, i);
+        whatif_restore(x, i);
     return ok;
 }
 
@@ -350,7 +350,7 @@ static bool minimal_preemptions(struct run *x, bool allow_borrowing)
     for (uint32_t i = 0; i < x->n; i++) {
         if (!classical_valid(x, &x->c[i], allow_borrowing))
             continue;
-        sim_remove(x, i);
+        whatif_remove(x, i);
         add_target(x, i);
         if (fits(x, allow_borrowing)) {
             fill_back(x, allow_borrowing);
@@ -471,7 +471,7 @@ static int64_t fs_pick(struct run *x)
 }
 
 /* Whether strategy s lets the candidate go; it is already removed in
- * simulation, so fs_target_share is the target's share after removal. */
+ * a what-if, so fs_target_share is the target's share after removal. */
 static bool fs_passes(struct run *x, uint32_t s, const struct ordo_cq *cq,
                       int64_t preemptor_new, int64_t target_old)
 {
@@ -491,7 +491,7 @@ static bool fs_first(struct run *x, uint32_t s, bool within_nominal)
         if (q->own || within_nominal) {
             uint32_t i = (uint32_t)head;
             x->c[i].avail = false;
-            sim_remove(x, i);
+            whatif_remove(x, i);
             add_target(x, i);
             if (fits(x, true))
                 return true;
@@ -502,14 +502,14 @@ static bool fs_first(struct run *x, uint32_t s, bool within_nominal)
         while ((head = fsq_head(x, (uint32_t)qi)) >= 0) {
             uint32_t i = (uint32_t)head;
             x->c[i].avail = false;
-            sim_remove(x, i);
+            whatif_remove(x, i);
             if (fs_passes(x, s, q->cq, preemptor_new, target_old)) {
                 add_target(x, i);
                 if (fits(x, true))
                     return true;
                 break; /* choose the target again */
             }
-            sim_restore(x, i);
+            whatif_restore(x, i);
             x->c[i].retry = true;
         }
     }
@@ -534,13 +534,13 @@ static bool fs_second(struct run *x, uint32_t s)
         int64_t preemptor_new = h->fs_preemptor_share(x->cy, q->cq);
         int64_t target_old = h->fs_target_share(x->cy, q->cq);
         x->c[i].avail = false;
-        sim_remove(x, i);
+        whatif_remove(x, i);
         if (fs_passes(x, s, q->cq, preemptor_new, target_old)) {
             add_target(x, i);
             if (fits(x, true))
                 return true;
         } else {
-            sim_restore(x, i);
+            whatif_restore(x, i);
         }
         q->dropped = true;
     }

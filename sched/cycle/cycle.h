@@ -25,9 +25,9 @@ struct ordo_cycle {
                                 the ones preemption is for */
     /* What-if removals (host.c) during a PREEMPT op: its candidates, by
      * seq, which of them are removed now, and how many. */
-    struct workload *const *sim_cands;
-    bool *sim_out;
-    uint32_t n_sim_cands, sim_removed;
+    struct workload *const *whatif_cands;
+    bool *whatif_out;
+    uint32_t n_whatif_cands, whatif_removed;
     char reason[REASON_MAX];
 };
 

@@ -430,14 +430,14 @@ static int try_victims(struct ordo_cycle *cy, struct entry *e)
     cy->need = e->usage;
     cy->short_fr = short_fr;
     cy->reason[0] = '\0';
-    preempt_sim_begin(cy, cands, out, n);
+    preempt_whatif_begin(cy, cands, out, n);
     struct watchdog_mark m;
     watchdog_enter(&m, pp->desc->name, "select_victims");
     enum ordo_verdict v = cycle_verdict(pp->desc->preempt->select_victims(
         pp->self, cy, (const struct ordo_workload *)e->wl,
         (const struct ordo_workload *const *)cands, n, picked, &nv));
     watchdog_leave(&m);
-    uint32_t left = preempt_sim_end(cy);
+    uint32_t left = preempt_whatif_end(cy);
     if (left) {
         /* Put back above; its answer was reached on a wrong snapshot. */
         LOG_E("plugin %s left %u what-if removal(s) in place; put back, and "

@@ -39,17 +39,19 @@ void preempt_evict(struct ordo_cycle *cy, struct workload *victim,
 bool preempt_policy_allows(enum preemption_policy pol, const struct workload *p,
                            const struct workload *v);
 
-/* What-if removals lent to the plugin (host->sim_remove / sim_restore):
+/* What-if removals lent to the plugin (host->whatif_remove / whatif_restore):
  * only of the op's candidates (cands, n of them, sorted by seq; out is
  * scratch for n flags), each at most once; a second removal, or a restore
  * of a workload not removed, is a no-op. */
-void preempt_sim_begin(struct ordo_cycle *cy, struct workload *const *cands,
-                       bool *out, uint32_t n);
-void preempt_sim_remove(struct ordo_cycle *cy, const struct ordo_workload *wl);
-void preempt_sim_restore(struct ordo_cycle *cy, const struct ordo_workload *wl);
+void preempt_whatif_begin(struct ordo_cycle *cy, struct workload *const *cands,
+                          bool *out, uint32_t n);
+void preempt_whatif_remove(struct ordo_cycle *cy,
+                           const struct ordo_workload *wl);
+void preempt_whatif_restore(struct ordo_cycle *cy,
+                            const struct ordo_workload *wl);
 /* Ends the op: puts back what the plugin left removed and returns how
  * many there were. */
-uint32_t preempt_sim_end(struct ordo_cycle *cy);
+uint32_t preempt_whatif_end(struct ordo_cycle *cy);
 
 /* Kueue's preemption policy of the preemptor's ClusterQueue, re-checked
  * for each of the n victims the plugin chose, before any is removed:

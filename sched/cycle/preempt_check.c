@@ -28,14 +28,14 @@
 /* ---- what-ifs ------------------------------------------------------------ */
 
 /* The slot of w among the op's candidates (sorted by seq), or NULL. */
-static bool *sim_slot(struct ordo_cycle *cy, const struct workload *w)
+static bool *whatif_slot(struct ordo_cycle *cy, const struct workload *w)
 {
-    uint32_t lo = 0, hi = cy->n_sim_cands;
+    uint32_t lo = 0, hi = cy->n_whatif_cands;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        const struct workload *c = cy->sim_cands[mid];
+        const struct workload *c = cy->whatif_cands[mid];
         if (c == w)
-            return &cy->sim_out[mid];
+            return &cy->whatif_out[mid];
         if (c->seq < w->seq)
             lo = mid + 1;
         else
@@ -44,49 +44,51 @@ static bool *sim_slot(struct ordo_cycle *cy, const struct workload *w)
     return NULL;
 }
 
-void preempt_sim_begin(struct ordo_cycle *cy, struct workload *const *cands,
-                       bool *out, uint32_t n)
+void preempt_whatif_begin(struct ordo_cycle *cy, struct workload *const *cands,
+                          bool *out, uint32_t n)
 {
-    cy->sim_cands = cands;
-    cy->sim_out = out;
-    cy->n_sim_cands = n;
-    cy->sim_removed = 0;
+    cy->whatif_cands = cands;
+    cy->whatif_out = out;
+    cy->n_whatif_cands = n;
+    cy->whatif_removed = 0;
     memset(out, 0, (size_t)n * sizeof(*out));
 }
 
-void preempt_sim_remove(struct ordo_cycle *cy, const struct ordo_workload *wl)
+void preempt_whatif_remove(struct ordo_cycle *cy,
+                           const struct ordo_workload *wl)
 {
     struct workload *w = (struct workload *)wl;
-    bool *out = cy && w ? sim_slot(cy, w) : NULL;
+    bool *out = cy && w ? whatif_slot(cy, w) : NULL;
     if (!out || *out || w->state != WL_ADMITTED || !w->admitted_cq)
         return;
     cq_charge(w->admitted_cq, w, -1);
     *out = true;
-    cy->sim_removed++;
+    cy->whatif_removed++;
 }
 
-void preempt_sim_restore(struct ordo_cycle *cy, const struct ordo_workload *wl)
+void preempt_whatif_restore(struct ordo_cycle *cy,
+                            const struct ordo_workload *wl)
 {
     struct workload *w = (struct workload *)wl;
-    bool *out = cy && w ? sim_slot(cy, w) : NULL;
+    bool *out = cy && w ? whatif_slot(cy, w) : NULL;
     if (!out || !*out)
         return;
     cq_charge(w->admitted_cq, w, 1);
     *out = false;
-    cy->sim_removed--;
+    cy->whatif_removed--;
 }
 
-uint32_t preempt_sim_end(struct ordo_cycle *cy)
+uint32_t preempt_whatif_end(struct ordo_cycle *cy)
 {
-    uint32_t left = cy->sim_removed;
-    for (uint32_t i = 0; cy->sim_removed && i < cy->n_sim_cands; i++)
-        if (cy->sim_out[i])
-            preempt_sim_restore(cy,
-                                (const struct ordo_workload *)cy->sim_cands[i]);
-    cy->sim_cands = NULL;
-    cy->sim_out = NULL;
-    cy->n_sim_cands = 0;
-    cy->sim_removed = 0;
+    uint32_t left = cy->whatif_removed;
+    for (uint32_t i = 0; cy->whatif_removed && i < cy->n_whatif_cands; i++)
+        if (cy->whatif_out[i])
+            preempt_whatif_restore(
+                cy, (const struct ordo_workload *)cy->whatif_cands[i]);
+    cy->whatif_cands = NULL;
+    cy->whatif_out = NULL;
+    cy->n_whatif_cands = 0;
+    cy->whatif_removed = 0;
     return left;
 }
 

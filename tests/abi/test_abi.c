@@ -1,8 +1,9 @@
 /* test_abi.c - the plugin ABI rules of sched/plugin_loader.c, one test per
  * rule: each loads a fixture plugin from tests/abi/fixtures (built as
  * <name>.so into the directory named by ORDO_ABI_FIXTURES, by default
- * tests/abi/.libs) and checks the exact error the loader gives; then what
- * the host does with a failing init (sched/plugins.c) and the cycle
+ * tests/abi/.libs) and checks the exact error the loader gives; then the
+ * host table's renamed slots (old names still reach the same function),
+ * what the host does with a failing init (sched/plugins.c) and the cycle
  * watchdog that outlives a hanging op (sched/watchdog.c). */
 #include <errno.h>
 #include <limits.h>
@@ -319,6 +320,36 @@ static void test_release_null(void **state)
     plugin_set_release(s);
 }
 
+/* ---- renamed host slots ------------------------------------------------- */
+
+/* The what-if slots were sim_remove / sim_restore up to ABI 1.3: the old
+ * names are aliases of the new ones, the same slots at the same offsets,
+ * so a plugin built or written against 1.3 reaches the host's what-ifs
+ * through either. */
+static void test_whatif_aliases(void **state)
+{
+    (void)state;
+    const struct ordo_host *h = host_table();
+    const size_t slot = sizeof(h->whatif_remove);
+    assert_non_null(h->whatif_remove);
+    assert_non_null(h->whatif_restore);
+    assert_true(h->sim_remove == h->whatif_remove);
+    assert_true(h->sim_restore == h->whatif_restore);
+    assert_true(h->whatif_remove != h->whatif_restore);
+    assert_int_equal(offsetof(struct ordo_host, sim_remove),
+                     offsetof(struct ordo_host, whatif_remove));
+    assert_int_equal(offsetof(struct ordo_host, sim_restore),
+                     offsetof(struct ordo_host, whatif_restore));
+    /* One pointer each, between the slots that surround them in 1.3:
+     * nothing after them moved. */
+    assert_int_equal(offsetof(struct ordo_host, whatif_remove),
+                     offsetof(struct ordo_host, cq_over_nominal_for) + slot);
+    assert_int_equal(offsetof(struct ordo_host, whatif_restore),
+                     offsetof(struct ordo_host, whatif_remove) + slot);
+    assert_int_equal(offsetof(struct ordo_host, preemptor_fits),
+                     offsetof(struct ordo_host, whatif_restore) + slot);
+}
+
 /* ---- initialisation (plugins.c) ----------------------------------------- */
 
 /* Starts the plugins of the default configuration, with fixture `name` as
@@ -536,6 +567,7 @@ int main(void)
         ABI_TEST(test_open_missing_file),
         ABI_TEST(test_open_dir_name_order),
         ABI_TEST(test_release_null),
+        cmocka_unit_test(test_whatif_aliases),
         cmocka_unit_test(test_init_errno_reported),
         cmocka_unit_test(test_init_int_min),
         cmocka_unit_test(test_watchdog_names_op),

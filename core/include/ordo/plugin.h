@@ -299,10 +299,22 @@ struct ordo_host {
                                 const struct ordo_cq *cq);
     /* What-if: remove (or put back) a candidate's quota usage in this
      * cycle's snapshot. Every removal must be put back before the op
-     * returns; the host checks. */
-    void (*sim_remove)(struct ordo_cycle *cy, const struct ordo_workload *wl);
-    void (*sim_restore)(struct ordo_cycle *cy,
-                        const struct ordo_workload *wl);
+     * returns; the host checks. sim_remove and sim_restore, the names of
+     * ABI 1.3 and before, are deprecated aliases of the same slots (an
+     * anonymous union: C11 and C++; __extension__ lets -std=c99 -pedantic
+     * builds through): they are what-ifs, not the simulator. */
+    __extension__ union {
+        void (*whatif_remove)(struct ordo_cycle *cy,
+                              const struct ordo_workload *wl);
+        void (*sim_remove)(struct ordo_cycle *cy,
+                           const struct ordo_workload *wl); /* deprecated */
+    };
+    __extension__ union {
+        void (*whatif_restore)(struct ordo_cycle *cy,
+                               const struct ordo_workload *wl);
+        void (*sim_restore)(struct ordo_cycle *cy,
+                            const struct ordo_workload *wl); /* deprecated */
+    };
     /* Whether the preemptor's assignment fits the snapshot as it is now:
      * every (flavor, resource) within Available, and, without
      * allow_borrowing, within nominal quota too. */
@@ -417,8 +429,8 @@ struct ordo_preempt_ops {
      * the preemptor's ClusterQueue's preemption policy, and the set
      * minimal (no victim whose removal is not needed) and enough to fit
      * quota and nodes; otherwise nothing is evicted. What-if removals
-     * (sim_remove) left in place are put back by the host and the verdict
-     * refused. */
+     * (whatif_remove) left in place are put back by the host and the
+     * verdict refused. */
     enum ordo_verdict (*select_victims)(
         void *self, struct ordo_cycle *cy, const struct ordo_workload *wl,
         const struct ordo_workload *const *candidates, uint32_t n_candidates,
