@@ -43,7 +43,8 @@ sched_cycle_libordo_cycle_la_SOURCES = \
 	%reldir%/cycle/place.c %reldir%/cycle/place.h \
 	%reldir%/cycle/preempt.c %reldir%/cycle/preempt.h \
 	%reldir%/cycle/preempt_check.c \
-	%reldir%/cycle/host_table.c %reldir%/cycle/host_table.h
+	%reldir%/cycle/host_table.c %reldir%/cycle/host_table.h \
+	%reldir%/cycle/host_kueue.c %reldir%/cycle/host_kueue.h
 sched_cycle_libordo_cycle_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
 	$(INC_CACHE) $(INC_HOST) $(INC_CYCLE) $(INC_LINE)
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "host_table.h"
+#include "host_kueue.h"
 #include "log.h"
 #include "place.h"
 #include "preempt.h"
@@ -215,11 +215,10 @@ static const char *preemption_class(struct ordo_cycle *cy,
     if (cy->s->config && cy->s->config->fair_sharing)
         return "InCohortFairSharing";
     /* Hierarchical advantage is reclamation too, borrowing or not. */
-    const struct ordo_host *h = host_table();
     cy->wl = e->wl;
     cy->need = e->usage;
-    bool adv =
-        h->preemptor_advantage(cy, (const struct ordo_cq *)victim->admitted_cq);
+    bool adv = host_preemptor_advantage(
+        cy, (const struct ordo_cq *)victim->admitted_cq);
     cy->need = NULL;
     return adv ? "InCohortReclamation" : "InCohortReclaimWhileBorrowing";
 }

@@ -34,11 +34,6 @@ void preempt_evict(struct ordo_cycle *cy, struct workload *victim,
 
 /* ---- preempt_check.c: the host's checks on the PREEMPT plugin --------- */
 
-/* Kueue's policy predicate (withinClusterQueue, reclaimWithinCohort
- * values): whether preemptor p may preempt v. */
-bool preempt_policy_allows(enum preemption_policy pol, const struct workload *p,
-                           const struct workload *v);
-
 /* What-if removals lent to the plugin (host->whatif_remove / whatif_restore):
  * only of the op's candidates (cands, n of them, sorted by seq; out is
  * scratch for n flags), each at most once; a second removal, or a restore

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host_table.h"
+#include "host_kueue.h"
 #include "preempt.h"
 #include "workload.h"
 
@@ -110,22 +110,6 @@ static const char *policy_name(enum preemption_policy pol)
     }
 }
 
-bool preempt_policy_allows(enum preemption_policy pol, const struct workload *p,
-                          const struct workload *v)
-{
-    switch (pol) {
-    case PREEMPTION_LOWER_PRIORITY:
-        return v->priority < p->priority;
-    case PREEMPTION_LOWER_OR_NEWER_EQUAL_PRIORITY:
-        return v->priority < p->priority ||
-               (v->priority == p->priority && p->queue_ns < v->queue_ns);
-    case PREEMPTION_ANY:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* Why field's policy pol refuses v to p, into why. */
 static void policy_why(const char *field, enum preemption_policy pol,
                        const struct workload *p, const struct workload *v,
@@ -151,18 +135,17 @@ bool preempt_check_policy(struct ordo_cycle *cy, const struct entry *e,
 {
     const struct workload *p = e->wl;
     const struct cluster_queue *spec = &p->cq->obj->u.cluster_queue;
-    const struct ordo_host *h = host_table();
     for (uint32_t k = 0; k < n; k++) {
         const struct cq *q = v[k]->admitted_cq;
         bool own = q == p->cq;
         enum preemption_policy pol =
             own ? spec->within_cluster_queue : spec->reclaim_within_cohort;
-        if (!preempt_policy_allows(pol, p, v[k])) {
+        if (!host_policy_allows(pol, p, v[k])) {
             policy_why(own ? "withinClusterQueue" : "reclaimWithinCohort", pol,
                        p, v[k], why, size);
             return false;
         }
-        if (!own && !h->cq_over_nominal_for(cy, (const struct ordo_cq *)q)) {
+        if (!own && !host_cq_over_nominal_for(cy, (const struct ordo_cq *)q)) {
             snprintf(why, size,
                      "%.200s: its ClusterQueue %.200s does not use more than "
                      "its nominal quota of what the preemptor needs",
@@ -184,10 +167,9 @@ static bool borrowing_allows(struct ordo_cycle *cy, const struct entry *e,
 {
     const struct workload *p = e->wl;
     const struct cluster_queue *spec = &p->cq->obj->u.cluster_queue;
-    const struct ordo_host *h = host_table();
     if (v->admitted_cq == p->cq || !e->borrows_after ||
         (cy->s->config && cy->s->config->fair_sharing) ||
-        h->preemptor_advantage(cy, (const struct ordo_cq *)v->admitted_cq))
+        host_preemptor_advantage(cy, (const struct ordo_cq *)v->admitted_cq))
         return true;
     char what[160];
     if (spec->borrow_within_cohort != PREEMPTION_LOWER_PRIORITY)
