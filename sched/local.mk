@@ -39,6 +39,8 @@ sched_cache_libordo_cache_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_CACHE)
 noinst_LTLIBRARIES += sched/cycle/libordo-cycle.la
 sched_cycle_libordo_cycle_la_SOURCES = \
 	%reldir%/cycle/cycle.c %reldir%/cycle/cycle.h \
+	%reldir%/cycle/entry.c %reldir%/cycle/entry.h \
+	%reldir%/cycle/fair_share.c %reldir%/cycle/fair_share.h \
 	%reldir%/cycle/queue.c %reldir%/cycle/queue.h \
 	%reldir%/cycle/place.c %reldir%/cycle/place.h \
 	%reldir%/cycle/preempt.c %reldir%/cycle/preempt.h \

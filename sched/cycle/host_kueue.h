@@ -9,7 +9,7 @@
 
 #include <ordo/plugin.h>
 
-#include "cycle.h"
+#include "entry.h"
 
 /* Plugins see opaque handles; they are the scheduler's own structs. */
 #define WL(h) ((const struct workload *)(h))

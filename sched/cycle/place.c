@@ -3,6 +3,7 @@
  * of a workload or none; and handing the bindings to the backend. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -37,7 +38,7 @@ static int64_t place_score(struct ordo_cycle *cy, struct workload *wl,
         struct watchdog_mark m;
         watchdog_enter(&m, p->desc->name, "filter");
         enum ordo_verdict v =
-            cycle_verdict(p->desc->place->filter(p->self, cy, ow, ps, on));
+            entry_verdict(p->desc->place->filter(p->self, cy, ow, ps, on));
         watchdog_leave(&m);
         if (v == ORDO_SKIP)
             continue;
@@ -51,7 +52,7 @@ static int64_t place_score(struct ordo_cycle *cy, struct workload *wl,
             continue;
         int64_t sc = 0;
         watchdog_enter(&m, p->desc->name, "score");
-        v = cycle_verdict(p->desc->place->score(p->self, cy, ow, ps, on, &sc));
+        v = entry_verdict(p->desc->place->score(p->self, cy, ow, ps, on, &sc));
         watchdog_leave(&m);
         if (v == ORDO_OK && sc >= 0 && sc <= 100)
             total += sc * p->weight;
@@ -86,11 +87,12 @@ static struct node *place_pod(struct ordo_cycle *cy, struct workload *wl,
     return best;
 }
 
-/* Places the n pods of list (grouped by pod set), all or nothing: on
- * success each is charged on its node, nodes[i] being pods[i]'s; on
- * failure nothing is charged and cy->reason says why. */
-static int place_list(struct ordo_cycle *cy, struct workload *wl,
-                      struct pod **pods, struct node **nodes, size_t n)
+/* Places the n pods of list (grouped by pod set), all or nothing: when
+ * PLACE_PLACED each is charged on its node, nodes[i] being pods[i]'s;
+ * otherwise nothing is charged and cy->reason says why. */
+static enum place_outcome place_list(struct ordo_cycle *cy, struct workload *wl,
+                                     struct pod **pods, struct node **nodes,
+                                     size_t n)
 {
     char why[REASON_MAX];
     for (size_t i = 0; i < n; i++) {
@@ -111,20 +113,16 @@ static int place_list(struct ordo_cycle *cy, struct workload *wl,
                  got, want, why[0] ? why : "no nodes");
         for (size_t k = 0; k < i; k++)
             node_charge(nodes[k], pods[k], -1);
-        return 1;
+        return PLACE_NO_ROOM;
     }
-    return 0;
+    return PLACE_PLACED;
 }
 
-/* Places `count` pending pods of every pod set, all or nothing. On success
- * the pods are assumed on their nodes (node usage charged) and listed in
- * ret_pods/ret_nodes; on failure nothing is charged and cy->reason says
- * why. */
 int place_gang(struct ordo_cycle *cy, struct workload *wl, bool all_pending,
-               struct pod ***ret_pods, struct node ***ret_nodes, size_t *ret_n)
+               struct placement *ret, enum place_outcome *ret_outcome)
 {
     if (wl->suspended && !all_pending)
-        return place_planned(cy, wl, ret_pods, ret_nodes, ret_n);
+        return place_planned(cy, wl, ret, ret_outcome);
     size_t total = 0;
     for (uint32_t ps = 0; ps < wl->n_podsets; ps++)
         total +=
@@ -146,12 +144,9 @@ int place_gang(struct ordo_cycle *cy, struct workload *wl, bool all_pending,
             got++;
         }
     }
-    int r = place_list(cy, wl, pods, nodes, n);
-    if (r != 0)
-        return r;
-    *ret_pods = pods;
-    *ret_nodes = nodes;
-    *ret_n = n;
+    *ret_outcome = place_list(cy, wl, pods, nodes, n);
+    if (*ret_outcome == PLACE_PLACED)
+        *ret = (struct placement){.pods = pods, .nodes = nodes, .n = n};
     return 0;
 }
 
@@ -181,8 +176,7 @@ oom:
 }
 
 int place_planned(struct ordo_cycle *cy, struct workload *wl,
-                  struct pod ***ret_pods, struct node ***ret_nodes,
-                  size_t *ret_n)
+                  struct placement *ret, enum place_outcome *ret_outcome)
 {
     size_t total = 0, n = 0;
     for (uint32_t ps = 0; ps < wl->n_podsets; ps++)
@@ -191,42 +185,52 @@ int place_planned(struct ordo_cycle *cy, struct workload *wl,
     struct node **nodes = arena_calloc(cy->scratch, total + 1, sizeof(*nodes));
     if (!pods || !nodes)
         return -ENOMEM;
-    int r = -ENOMEM;
     for (uint32_t ps = 0; ps < wl->n_podsets; ps++)
         for (uint32_t k = 0; k < wl->podsets[ps].count; k++)
             if (!(pods[n++] = planned_pod(wl, ps)))
-                goto out;
-    r = place_list(cy, wl, pods, nodes, n);
-    if (r == 0) {
-        *ret_pods = pods;
-        *ret_nodes = nodes;
-        *ret_n = n;
+                goto oom;
+    *ret_outcome = place_list(cy, wl, pods, nodes, n);
+    if (*ret_outcome == PLACE_PLACED) {
+        *ret = (struct placement){.pods = pods, .nodes = nodes, .n = n};
         return 0;
     }
-out:
     for (size_t i = 0; i < n; i++)
         cluster_planned_pod_free(pods[i]);
-    return r;
+    return 0;
+oom:
+    for (size_t i = 0; i < n; i++)
+        cluster_planned_pod_free(pods[i]);
+    return -ENOMEM;
+}
+
+void place_undo(const struct placement *pl)
+{
+    for (size_t k = 0; k < pl->n; k++) {
+        node_charge(pl->nodes[k], pl->pods[k], -1);
+        if (pod_planned(pl->pods[k]))
+            cluster_planned_pod_free(pl->pods[k]);
+    }
 }
 
 /* Pods are assumed on their nodes already; tell the backend. */
-void place_bind(struct ordo_cycle *cy, struct pod **pods, struct node **nodes,
-                size_t n)
+void place_bind(struct ordo_cycle *cy, const struct placement *pl)
 {
-    for (size_t i = 0; i < n; i++) {
-        pods[i]->node = nodes[i];
-        pods[i]->ran_on = nodes[i];
-        pod_set_state(cy->c, pods[i], PODSTATE_BOUND);
-        pods[i]->bound_at_ns = cy->c->now_ns;
-        int r = cy->s->backend->bind(cy->s->backend_data, pods[i], nodes[i]);
+    for (size_t i = 0; i < pl->n; i++) {
+        struct pod *p = pl->pods[i];
+        struct node *n = pl->nodes[i];
+        p->node = n;
+        p->ran_on = n;
+        pod_set_state(cy->c, p, PODSTATE_BOUND);
+        p->bound_at_ns = cy->c->now_ns;
+        int r = cy->s->backend->bind(cy->s->backend_data, p, n);
         if (r < 0) {
             LOG_E("binding pod %s to node %s failed: %s; it will be retried",
-                  pods[i]->key, nodes[i]->name, strerror(-r));
-            node_charge(nodes[i], pods[i], -1);
-            pods[i]->node = NULL;
-            pod_set_state(cy->c, pods[i], PODSTATE_PENDING);
-            if (pods[i]->wl)
-                cluster_mark_straggler(cy->c, pods[i]->wl);
+                  p->key, n->name, strerror(-r));
+            node_charge(n, p, -1);
+            p->node = NULL;
+            pod_set_state(cy->c, p, PODSTATE_PENDING);
+            if (p->wl)
+                cluster_mark_straggler(cy->c, p->wl);
         }
     }
 }

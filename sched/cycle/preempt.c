@@ -51,12 +51,12 @@ void preempt_hold_usage(const struct qtree *t, struct entry *e, int sign)
 void preempt_reserve(struct ordo_cycle *cy, struct entry *e)
 {
     const struct qtree *t = &cy->c->tree;
-    struct cq *q = e->wl->cq;
-    struct qnode *qn = q ? q->qnode : NULL;
+    struct cq *cq = e->wl->cq;
+    struct qnode *qn = cq ? cq->qnode : NULL;
     char why[64];
-    if (!qn || q->obj->u.cluster_queue.reclaim_within_cohort == PREEMPTION_ANY)
+    if (!qn || cq->obj->u.cluster_queue.reclaim_within_cohort == PREEMPTION_ANY)
         return;
-    if (!e->usage && !cycle_entry_usage(cy, e, why, sizeof(why)))
+    if (!e->usage && !entry_usage(cy, e, why, sizeof(why)))
         return;
     for (uint32_t i = 0; i < t->n_fr; i++) {
         int64_t want = e->usage[i], used = qnode_usage(qn, (int)i);
@@ -145,33 +145,27 @@ static void victims_charge(struct workload **v, uint32_t n, int sign)
 }
 
 /* The host's check before any eviction: with the victims gone, the
- * preemptor fits its quota and its pods fit on nodes. Nothing changes. */
-static bool preemption_helps(struct ordo_cycle *cy, struct entry *e,
-                             struct workload **v, uint32_t n,
-                             struct pod ***ret_pods, struct node ***ret_nodes,
-                             size_t *ret_n)
+ * preemptor fits its quota and its pods fit on nodes, where *ret says
+ * (nothing charged). Nothing changes. */
+static int preemption_helps(struct ordo_cycle *cy, struct entry *e,
+                            struct workload **v, uint32_t n,
+                            struct placement *ret, bool *ret_helps)
 {
     char why[256];
-    struct pod **pods;
-    struct node **nodes;
-    size_t np = 0;
+    struct placement pl = {0};
+    enum place_outcome placed = PLACE_NO_ROOM;
+    int r = 0;
     victims_charge(v, n, -1);
-    bool ok = cycle_quota_recheck(cy, e, why, sizeof(why));
+    bool fits = entry_quota_recheck(cy, e, why, sizeof(why));
     e->borrows_after =
         qtree_first_short(e->wl->cq->qnode, e->usage, false) >= 0;
-    if (ok) {
+    if (fits) {
         cy->wl = e->wl;
         cy->assign = e->assign;
-        int r = place_gang(cy, e->wl, false, &pods, &nodes, &np);
-        ok = r == 0;
-        for (size_t k = 0; ok && k < np; k++)
-            node_charge(nodes[k], pods[k], -1);
-        if (ok) {
-            *ret_pods = pods;
-            *ret_nodes = nodes;
-            *ret_n = np;
-        }
-        if (r > 0)
+        r = place_gang(cy, e->wl, false, &pl, &placed);
+        for (size_t k = 0; r == 0 && placed == PLACE_PLACED && k < pl.n; k++)
+            node_charge(pl.nodes[k], pl.pods[k], -1);
+        if (r == 0 && placed == PLACE_NO_ROOM)
             snprintf(e->reason, sizeof(e->reason),
                      "preempting would free quota but not room on nodes: "
                      "%.180s",
@@ -181,23 +175,26 @@ static bool preemption_helps(struct ordo_cycle *cy, struct entry *e,
                  "the chosen victims would not free enough quota");
     }
     victims_charge(v, n, 1);
-    return ok;
+    *ret_helps = r == 0 && fits && placed == PLACE_PLACED;
+    if (*ret_helps)
+        *ret = pl;
+    return r;
 }
 
 /* Holds the node room the preemptor's victims leave, where the check above
  * placed its pods, until the preemptor's next cycle: what it preempted for
  * is not taken by pods placed before it (Ordo binds, so room matters as
  * much as quota). */
-static int hold_room(struct workload *w, struct pod **pods,
-                     struct node **nodes, size_t n)
+static int hold_room(struct workload *w, const struct placement *pl)
 {
-    for (size_t k = 0; k < n; k++)
-        node_charge(nodes[k], pods[k], 1);
+    for (size_t k = 0; k < pl->n; k++)
+        node_charge(pl->nodes[k], pl->pods[k], 1);
     /* A preemptor created suspended has planned pods (place_planned). */
-    int r = cluster_hold_room(w, pods, nodes, n, n > 0 && pod_planned(pods[0]));
+    int r = cluster_hold_room(w, pl->pods, pl->nodes, pl->n,
+                              pl->n > 0 && pod_planned(pl->pods[0]));
     if (r < 0)
-        for (size_t k = 0; k < n; k++)
-            node_charge(nodes[k], pods[k], -1);
+        for (size_t k = 0; k < pl->n; k++)
+            node_charge(pl->nodes[k], pl->pods[k], -1);
     return r;
 }
 
@@ -289,19 +286,19 @@ static int remember_assignment(struct entry *e)
  * assignment that does not fit at all). Rather than leave it
  * pending, and its victims evicted for nothing, the host tries the
  * flavors it preempted for, which the check before eviction placed: if
- * they fit quota now and the pods fit on nodes, it is admitted with them.
- * Returns 0 (placed: e->assign/usage/borrowing switched), 1 (no), or a
- * negative errno. */
+ * they fit quota now and the pods fit on nodes, it is admitted with them
+ * (e->assign/usage/borrowing switched). */
 int preempt_place_as_preempted(struct ordo_cycle *cy, struct entry *e,
-                               struct pod ***ret_pods, struct node ***ret_nodes,
-                               size_t *ret_n)
+                               struct placement *ret,
+                               enum place_outcome *ret_outcome)
 {
     struct workload *wl = e->wl;
     uint32_t ng = wl->cq->n_groups;
     size_t slots = (size_t)wl->n_podsets * ng;
+    *ret_outcome = PLACE_NO_ROOM;
     if (!wl->preempt_assign || wl->preempt_groups != ng || !slots ||
         memcmp(wl->preempt_assign, e->assign, slots * sizeof(*e->assign)) == 0)
-        return 1;
+        return 0;
     struct entry alt = *e;
     alt.usage = NULL;
     alt.assign = arena_calloc(cy->scratch, slots, sizeof(*alt.assign));
@@ -309,12 +306,12 @@ int preempt_place_as_preempted(struct ordo_cycle *cy, struct entry *e,
         return -ENOMEM;
     memcpy(alt.assign, wl->preempt_assign, slots * sizeof(*alt.assign));
     char why[256];
-    if (!cycle_quota_recheck(cy, &alt, why, sizeof(why)))
-        return 1;
+    if (!entry_quota_recheck(cy, &alt, why, sizeof(why)))
+        return 0;
     cy->wl = wl;
     cy->assign = alt.assign;
-    int r = place_gang(cy, wl, false, ret_pods, ret_nodes, ret_n);
-    if (r != 0)
+    int r = place_gang(cy, wl, false, ret, ret_outcome);
+    if (r < 0 || *ret_outcome != PLACE_PLACED)
         return r;
     LOG_V(3, "workload placed with the flavors it preempted for wl=\"%s\"",
           wl->key);
@@ -334,18 +331,18 @@ struct collect {
     uint32_t n, cap;
 };
 
-static bool count_admitted(struct cq *q, void *data)
+static bool count_admitted(struct cq *cq, void *data)
 {
     struct collect *k = data;
-    k->cap += q->n_admitted;
+    k->cap += cq->n_admitted;
     return false;
 }
 
-static bool collect_candidates(struct cq *q, void *data)
+static bool collect_candidates(struct cq *cq, void *data)
 {
     struct collect *k = data;
-    for (uint32_t i = 0; i < q->n_admitted && k->n < k->cap; i++) {
-        struct workload *w = q->admitted[i];
+    for (uint32_t i = 0; i < cq->n_admitted && k->n < k->cap; i++) {
+        struct workload *w = cq->admitted[i];
         if (w->state == WL_ADMITTED && w->flavors &&
             uses_needed(&k->c->tree, w, k->short_fr) && !spared(k->c, k->p, w))
             k->cands[k->n++] = w;
@@ -360,14 +357,33 @@ static int by_seq(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Evicts the n victims of e, its reason saying whom it waits for. */
+static void evict_victims(struct ordo_cycle *cy, struct entry *e,
+                          struct workload **victims, uint32_t nv)
+{
+    size_t len = 0;
+    len += (size_t)snprintf(e->reason, sizeof(e->reason),
+                            "waiting for %u preempted workload(s) to go:", nv);
+    for (uint32_t k = 0; k < nv; k++) {
+        if (len < sizeof(e->reason))
+            len += (size_t)snprintf(e->reason + len, sizeof(e->reason) - len,
+                                    " %s", victims[k]->key);
+        if (!victims[k]->evicting)
+            preempt_evict(cy, victims[k], e->wl->key, true,
+                          preemption_class(cy, e, victims[k]));
+    }
+}
+
 /* A verdict the host does not accept: nothing is evicted and the entry
  * goes on as if no victims were found, its reason (the QUOTA plugin's)
- * followed by "plugin X <what>". Returns 0. */
-static int refuse(struct entry *e, const struct ordo_plugin *pp,
-                  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+ * followed by "plugin X <what>". Returns 0 with *ret_outcome
+ * PREEMPT_REFUSED. */
+static int refuse(enum preempt_outcome *ret_outcome, struct entry *e,
+                  const struct ordo_plugin *pp, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
-static int refuse(struct entry *e, const struct ordo_plugin *pp,
-                  const char *fmt, ...)
+static int refuse(enum preempt_outcome *ret_outcome, struct entry *e,
+                  const struct ordo_plugin *pp, const char *fmt, ...)
 {
     char what[REASON_MAX];
     va_list ap;
@@ -380,23 +396,47 @@ static int refuse(struct entry *e, const struct ordo_plugin *pp,
         e->reason[len] = '\0';
     LOG_V(1, "plugin %s: answer for wl=\"%s\" refused: %s", pp->desc->name,
           e->wl->key, what);
+    *ret_outcome = PREEMPT_REFUSED;
+    return 0;
+}
+
+/* The candidates of preemptor e, in creation order, into *ret_cands (cycle
+ * scratch, *ret_n of them), with room for the plugin's answer in
+ * *ret_picked; short_fr is what it is short of. 0 or -ENOMEM. */
+static int candidates(struct ordo_cycle *cy, struct entry *e,
+                      const int64_t *short_fr, struct workload ***ret_cands,
+                      uint32_t **ret_picked, uint32_t *ret_n)
+{
+    const struct qnode *root = qtree_root(e->wl->cq->qnode);
+    struct collect col = {.c = cy->c, .p = e->wl, .short_fr = short_fr};
+    qtree_any_cq(root, count_admitted, &col);
+    col.cands = arena_calloc(cy->scratch, col.cap + 1, sizeof(*col.cands));
+    *ret_picked = arena_calloc(cy->scratch, col.cap + 1, sizeof(**ret_picked));
+    if (!col.cands || !*ret_picked)
+        return -ENOMEM;
+    qtree_any_cq(root, collect_candidates, &col);
+    /* The plugin sees them in creation order, whatever the queues' order. */
+    qsort(col.cands, col.n, sizeof(*col.cands), by_seq);
+    *ret_cands = col.cands;
+    *ret_n = col.n;
     return 0;
 }
 
 /* preempt_try, with cy->need and cy->short_fr left set. */
-static int try_victims(struct ordo_cycle *cy, struct entry *e)
+static int try_victims(struct ordo_cycle *cy, struct entry *e,
+                       enum preempt_outcome *ret_outcome)
 {
     struct ordo_plugin *pp = cy->s->plugins.preempt;
     struct cluster *c = cy->c;
+    *ret_outcome = PREEMPT_NONE;
     if (!pp) {
         snprintf(e->reason + strlen(e->reason),
                  sizeof(e->reason) - strlen(e->reason),
                  "%spreemption is not configured", e->reason[0] ? "; " : "");
         return 0;
     }
-    if (!e->usage && !cycle_entry_usage(cy, e, e->reason, sizeof(e->reason)))
+    if (!e->usage && !entry_usage(cy, e, e->reason, sizeof(e->reason)))
         return 0;
-    const struct qnode *root = qtree_root(e->wl->cq->qnode);
     /* Kueue takes candidates only among the workloads using a (flavor,
      * resource) that needs preemption: those that do not fit now. */
     int64_t *short_fr =
@@ -407,19 +447,11 @@ static int try_victims(struct ordo_cycle *cy, struct entry *e)
         if (e->usage[i] > 0 &&
             e->usage[i] > qtree_available(e->wl->cq->qnode, (int)i))
             short_fr[i] = e->usage[i];
-    struct collect col = {.c = c, .p = e->wl, .short_fr = short_fr};
-    qtree_any_cq(root, count_admitted, &col);
-    col.cands = arena_calloc(cy->scratch, col.cap + 1, sizeof(*col.cands));
-    uint32_t *picked = arena_calloc(cy->scratch, col.cap + 1, sizeof(*picked));
-    if (!col.cands || !picked)
-        return -ENOMEM;
-    qtree_any_cq(root, collect_candidates, &col);
-    struct workload **cands = col.cands;
-    uint32_t n = col.n;
-    if (n == 0)
-        return 0;
-    /* The plugin sees them in creation order, whatever the queues' order. */
-    qsort(cands, n, sizeof(*cands), by_seq);
+    struct workload **cands;
+    uint32_t *picked, n;
+    int r = candidates(cy, e, short_fr, &cands, &picked, &n);
+    if (r < 0 || n == 0)
+        return r;
     bool *out = arena_calloc(cy->scratch, n, sizeof(*out));
     if (!out)
         return -ENOMEM;
@@ -432,7 +464,7 @@ static int try_victims(struct ordo_cycle *cy, struct entry *e)
     preempt_whatif_begin(cy, cands, out, n);
     struct watchdog_mark m;
     watchdog_enter(&m, pp->desc->name, "select_victims");
-    enum ordo_verdict v = cycle_verdict(pp->desc->preempt->select_victims(
+    enum ordo_verdict v = entry_verdict(pp->desc->preempt->select_victims(
         pp->self, cy, (const struct ordo_workload *)e->wl,
         (const struct ordo_workload *const *)cands, n, picked, &nv));
     watchdog_leave(&m);
@@ -442,7 +474,8 @@ static int try_victims(struct ordo_cycle *cy, struct entry *e)
         LOG_E("plugin %s left %u what-if removal(s) in place; put back, and "
               "its answer refused",
               pp->desc->name, left);
-        return refuse(e, pp, "left %u what-if removal(s) in place", left);
+        return refuse(ret_outcome, e, pp, "left %u what-if removal(s) in place",
+                      left);
     }
     if (v != ORDO_OK || nv == 0) {
         /* Why quota was short (the QUOTA plugin's word), then why
@@ -455,51 +488,44 @@ static int try_victims(struct ordo_cycle *cy, struct entry *e)
         return 0;
     }
     if (nv > n)
-        return refuse(e, pp, "answered %u victims for %u candidates", nv, n);
+        return refuse(ret_outcome, e, pp,
+                      "answered %u victims for %u candidates", nv, n);
     struct workload **victims = arena_calloc(cy->scratch, nv, sizeof(*victims));
     if (!victims)
         return -ENOMEM;
     for (uint32_t k = 0; k < nv; k++) {
         if (picked[k] >= n || cands[picked[k]] == NULL)
-            return refuse(e, pp,
+            return refuse(ret_outcome, e, pp,
                           "chose a victim that is not a candidate (or twice)");
         victims[k] = cands[picked[k]];
         cands[picked[k]] = NULL;
     }
     char why[REASON_MAX / 2];
     if (!preempt_check_policy(cy, e, victims, nv, why, sizeof(why)))
-        return refuse(e, pp, "chose %s", why);
-    struct pod **hpods = NULL;
-    struct node **hnodes = NULL;
-    size_t nh = 0;
-    if (!preemption_helps(cy, e, victims, nv, &hpods, &hnodes, &nh))
+        return refuse(ret_outcome, e, pp, "chose %s", why);
+    struct placement room = {0};
+    bool helps;
+    if ((r = preemption_helps(cy, e, victims, nv, &room, &helps)) < 0)
+        return r;
+    if (!helps) {
+        /* The host's own check, its reason set: refused, not logged. */
+        *ret_outcome = PREEMPT_REFUSED;
         return 0;
-    if (!preempt_check_set(cy, e, victims, nv, why, sizeof(why)))
-        return refuse(e, pp, "chose %s", why);
-    size_t len = 0;
-    len += (size_t)snprintf(e->reason, sizeof(e->reason),
-                            "waiting for %u preempted workload(s) to go:", nv);
-    for (uint32_t k = 0; k < nv; k++) {
-        if (len < sizeof(e->reason))
-            len += (size_t)snprintf(e->reason + len, sizeof(e->reason) - len,
-                                    " %s", victims[k]->key);
-        if (!victims[k]->evicting)
-            preempt_evict(cy, victims[k], e->wl->key, true,
-                          preemption_class(cy, e, victims[k]));
     }
-    cycle_set_preempting(c, e->wl, true);
-    if (remember_assignment(e) < 0)
+    if (!preempt_check_set(cy, e, victims, nv, why, sizeof(why)))
+        return refuse(ret_outcome, e, pp, "chose %s", why);
+    evict_victims(cy, e, victims, nv);
+    entry_set_preempting(c, e->wl, true);
+    if (remember_assignment(e) < 0 || hold_room(e->wl, &room) < 0)
         return -ENOMEM;
-    return hold_room(e->wl, hpods, hnodes, nh) < 0 ? -ENOMEM : 1;
+    *ret_outcome = PREEMPT_ISSUED;
+    return 0;
 }
 
-/* A PREEMPT entry: asks the PREEMPT plugin for victims among the admitted
- * workloads of the preemptor's cohort tree, checks the answer, and evicts.
- * Returns 1 when the preemptor now waits for its victims, 0 when nothing
- * was done (e->reason says why), or a negative errno. */
-int preempt_try(struct ordo_cycle *cy, struct entry *e)
+int preempt_try(struct ordo_cycle *cy, struct entry *e,
+                enum preempt_outcome *ret_outcome)
 {
-    int r = try_victims(cy, e);
+    int r = try_victims(cy, e, ret_outcome);
     cy->need = NULL;
     cy->short_fr = NULL;
     return r;

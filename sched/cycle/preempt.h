@@ -1,14 +1,27 @@
-/* preempt.h - preemption as the cycle carries it out (preempt.c). */
+/* preempt.h - preemption as the cycle carries it out (preempt.c), and the
+ * host's checks on the PREEMPT plugin (preempt_check.c). Above placement
+ * (a preemption must let the preemptor's pods fit) and the host table's
+ * Kueue computations; the cycle calls it, never the other way round. */
 #ifndef ORDO_PREEMPT_H
 #define ORDO_PREEMPT_H
 
-#include "cycle.h"
+#include "place.h"
+
+/* What a PREEMPT entry's try came to (errors apart). */
+enum preempt_outcome {
+    PREEMPT_ISSUED,  /* victims are being evicted: the entry waits at the
+                        head of its ClusterQueue, its reason set */
+    PREEMPT_NONE,    /* nothing to preempt, or no victims chosen */
+    PREEMPT_REFUSED, /* the host refused the plugin's answer (its checks,
+                        preempt_check.c): nothing evicted */
+};
 
 /* Runs the PREEMPT plugin for a PREEMPT entry and evicts the victims it
- * chose once the host agrees they help. Returns 1 when preemptions were
- * issued (the entry waits at the head of its queue, its reason set), 0 when
- * none (reason set), -ENOMEM. */
-int preempt_try(struct ordo_cycle *cy, struct entry *e);
+ * chose once the host agrees they help. 0 with the outcome in
+ * *ret_outcome (e->reason says why when not PREEMPT_ISSUED), or
+ * -ENOMEM. */
+int preempt_try(struct ordo_cycle *cy, struct entry *e,
+                enum preempt_outcome *ret_outcome);
 
 /* Charges (sign 1) or releases (-1) a preemptor's usage on its
  * ClusterQueue for the rest of the cycle. */
@@ -20,11 +33,13 @@ void preempt_hold_usage(const struct qtree *t, struct entry *e, int sign);
 void preempt_reserve(struct ordo_cycle *cy, struct entry *e);
 
 /* A preemptor whose QUOTA plugin answer no longer fits: places it with the
- * flavors it preempted for. 0 with the pods placed (as place_gang), 1 when
- * that does not fit either, -ENOMEM. */
+ * flavors it preempted for. 0 with *ret_outcome: PLACE_PLACED with the
+ * pods in *ret (as place_gang) and e's assignment, usage and borrowing
+ * switched to those flavors; PLACE_NO_ROOM when it has none to try or they
+ * do not fit quota or nodes now, e unchanged. -ENOMEM. */
 int preempt_place_as_preempted(struct ordo_cycle *cy, struct entry *e,
-                               struct pod ***ret_pods, struct node ***ret_nodes,
-                               size_t *ret_n);
+                               struct placement *ret,
+                               enum place_outcome *ret_outcome);
 
 /* Evicts victim: records by whom (a workload key when preemptor, else
  * why) and Kueue's reason class (static, may be NULL), then asks the

@@ -136,8 +136,8 @@ bool preempt_check_policy(struct ordo_cycle *cy, const struct entry *e,
     const struct workload *p = e->wl;
     const struct cluster_queue *spec = &p->cq->obj->u.cluster_queue;
     for (uint32_t k = 0; k < n; k++) {
-        const struct cq *q = v[k]->admitted_cq;
-        bool own = q == p->cq;
+        const struct cq *cq = v[k]->admitted_cq;
+        bool own = cq == p->cq;
         enum preemption_policy pol =
             own ? spec->within_cluster_queue : spec->reclaim_within_cohort;
         if (!host_policy_allows(pol, p, v[k])) {
@@ -145,11 +145,11 @@ bool preempt_check_policy(struct ordo_cycle *cy, const struct entry *e,
                        p, v[k], why, size);
             return false;
         }
-        if (!own && !host_cq_over_nominal_for(cy, (const struct ordo_cq *)q)) {
+        if (!own && !host_cq_over_nominal_for(cy, (const struct ordo_cq *)cq)) {
             snprintf(why, size,
                      "%.200s: its ClusterQueue %.200s does not use more than "
                      "its nominal quota of what the preemptor needs",
-                     v[k]->key, q->name);
+                     v[k]->key, cq->name);
             return false;
         }
     }

@@ -1,5 +1,7 @@
-/* queue.c - the order of a ClusterQueue's pending workloads (see queue.h):
- * the QUEUE plugin's `less`; the cache keeps the list (cq_queue_push). */
+/* queue.c - a ClusterQueue's pending workloads as the cycle sees them (see
+ * queue.h): its QUEUE plugin given by its queueing strategy, the order
+ * that plugin's `less` gives, and the head of that order; the cache keeps
+ * the list (cq_queue_push). */
 #include "queue.h"
 
 #include <errno.h>
@@ -8,6 +10,19 @@
 
 #include "plugins.h"
 #include "watchdog.h"
+#include "workload.h"
+
+void queue_assign_plugin(struct scheduler *s, struct cq *cq)
+{
+    struct ordo_plugin *p =
+        cq->obj->u.cluster_queue.queueing_strategy == QUEUEING_STRICT_FIFO
+            ? s->plugins.queue_strict
+            : s->plugins.queue_best_effort;
+    if (cq->queue_plugin != p) {
+        cq->queue_plugin = p;
+        cq->dirty = true;
+    }
+}
 
 static int queue_cmp(const void *a, const void *b, void *arg)
 {
@@ -23,12 +38,47 @@ static int queue_cmp(const void *a, const void *b, void *arg)
     return r;
 }
 
-void queue_sort(struct cq *q)
+void queue_sort(struct cq *cq)
 {
-    if (!q->dirty || !q->queue_plugin || q->n_pending == 0)
+    if (!cq->dirty || !cq->queue_plugin || cq->n_pending == 0)
         return;
     /* Workloads are handed to plugins as opaque ordo_workload handles. */
-    qsort_r(q->pending, q->n_pending, sizeof(*q->pending), queue_cmp,
-            q->queue_plugin);
-    q->dirty = false;
+    qsort_r(cq->pending, cq->n_pending, sizeof(*cq->pending), queue_cmp,
+            cq->queue_plugin);
+    cq->dirty = false;
+}
+
+/* A Job or JobSet whose controller is still creating its pods (new, or
+ * recreating them after an eviction) keeps its place: in a StrictFIFO
+ * ClusterQueue nothing behind it is admitted meanwhile, as in Kueue, where
+ * the Workload object queues whether or not its pods exist. */
+struct workload *queue_head(const struct cluster *c, struct cq *cq)
+{
+    bool strict =
+        cq->obj->u.cluster_queue.queueing_strategy == QUEUEING_STRICT_FIFO;
+    queue_sort(cq);
+    /* A workload that issued preemptions stays the head until it is
+     * admitted (Kueue's sticky preemptor): what it freed is for it. */
+    for (size_t i = 0; c->n_preempting && i < cq->n_pending; i++)
+        if (cq->pending[i]->preempting && workload_ready(cq->pending[i]))
+            return cq->pending[i];
+    uint64_t gen = cq_requeue_gen(c, cq);
+    for (size_t i = 0; i < cq->n_pending; i++) {
+        struct workload *w = cq->pending[i];
+        /* Never a head: outside the namespaceSelector, or more pods than
+         * Ordo admits (the reason says so). */
+        if (w->ns_mismatch || w->over_cap ||
+            (w->parked && w->parked_gen >= gen))
+            continue;
+        w->parked = false;
+        if (!workload_ready(w)) {
+            workload_set_reason(w, "waiting for the pods of the workload to "
+                                   "be created");
+            if (strict && (w->kind == WL_JOB || w->kind == WL_JOBSET))
+                return NULL;
+            continue;
+        }
+        return w;
+    }
+    return NULL;
 }
