@@ -102,9 +102,9 @@ struct cand {
     int64_t admitted;
     int64_t queue_time;
     int32_t prio;
-    uint32_t idx; /* in the host's candidates array */
-    uint32_t q;   /* fair sharing: its ClusterQueue's queue */
-    bool own;     /* admitted to the preemptor's ClusterQueue */
+    uint32_t idx;   /* in the host's candidates array */
+    uint32_t fs_cq; /* fair sharing: its ClusterQueue, in run.fs_cqs */
+    bool own;       /* admitted to the preemptor's ClusterQueue */
     bool evicting;
     bool dup;      /* the same workload again: never used */
     bool eligible; /* passes the policies (and, at the start, nominal) */
@@ -114,9 +114,9 @@ struct cand {
     enum variant variant;
 };
 
-/* A ClusterQueue's candidates in fair sharing: those with c[i].q == index,
+/* A ClusterQueue's candidates in fair sharing: those with c[i].fs_cq == index,
  * in order; cur only moves forward. */
-struct fsq {
+struct fs_cq {
     const struct ordo_cq *cq;
     uint32_t cur;
     bool own;
@@ -134,12 +134,12 @@ struct run {
     uint32_t n;
     uint32_t *t; /* targets: positions in c */
     uint32_t nt;
-    struct fsq *qs;
-    uint32_t nq;
-    /* fs_pick's arguments to the host, nq entries each. */
+    struct fs_cq *fs_cqs;
+    uint32_t n_fs_cqs;
+    /* fs_pick's arguments to the host, n_fs_cqs entries each. */
     const struct ordo_cq **pick_cqs;
     int64_t *pick_rank;
-    uint32_t *pick_q;
+    uint32_t *pick_fs_cq;
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -431,43 +431,43 @@ static bool classical(struct run *x)
 
 /* ---- fair sharing (4.4) ------------------------------------------------ */
 
-/* Position of the queue's next candidate in this pass, or -1. */
-static int64_t fsq_head(struct run *x, uint32_t qi)
+/* Position of the ClusterQueue's next candidate in this pass, or -1. */
+static int64_t fs_cq_head(struct run *x, uint32_t fi)
 {
-    struct fsq *q = &x->qs[qi];
-    while (q->cur < x->n) {
-        const struct cand *c = &x->c[q->cur];
-        if (c->q == qi && c->avail)
-            return q->cur;
-        q->cur++;
+    struct fs_cq *fc = &x->fs_cqs[fi];
+    while (fc->cur < x->n) {
+        const struct cand *c = &x->c[fc->cur];
+        if (c->fs_cq == fi && c->avail)
+            return fc->cur;
+        fc->cur++;
     }
     return -1;
 }
 
 /* The next target ClusterQueue, or -1 when none is left: the host walks
  * the cohort tree down from its root (Kueue's target order) among the
- * queues that still have a candidate and give quota back. */
+ * ClusterQueues that still have a candidate and give quota back. */
 static int64_t fs_pick(struct run *x)
 {
     const struct ordo_host *h = x->h;
     uint32_t m = 0;
-    for (uint32_t qi = 0; qi < x->nq; qi++) {
-        struct fsq *q = &x->qs[qi];
-        if (q->dropped)
+    for (uint32_t fi = 0; fi < x->n_fs_cqs; fi++) {
+        struct fs_cq *fc = &x->fs_cqs[fi];
+        if (fc->dropped)
             continue;
-        int64_t head = fsq_head(x, qi);
-        if (head < 0 || (!q->own && !h->cq_over_nominal_for(x->cy, q->cq))) {
-            q->dropped = true;
+        int64_t head = fs_cq_head(x, fi);
+        if (head < 0 || (!fc->own && !h->cq_over_nominal_for(x->cy, fc->cq))) {
+            fc->dropped = true;
             continue;
         }
-        x->pick_cqs[m] = q->cq;
+        x->pick_cqs[m] = fc->cq;
         x->pick_rank[m] = head; /* candidates are sorted: lower is better */
-        x->pick_q[m++] = qi;
+        x->pick_fs_cq[m++] = fi;
     }
     if (m == 0)
         return -1;
     int64_t k = h->fs_next_target(x->cy, x->pick_cqs, x->pick_rank, m);
-    return k >= 0 && (uint64_t)k < m ? (int64_t)x->pick_q[k] : -1;
+    return k >= 0 && (uint64_t)k < m ? (int64_t)x->pick_fs_cq[k] : -1;
 }
 
 /* Whether strategy s lets the candidate go; it is already removed in
@@ -484,11 +484,11 @@ static bool fs_passes(struct run *x, uint32_t s, const struct ordo_cq *cq,
 static bool fs_first(struct run *x, uint32_t s, bool within_nominal)
 {
     const struct ordo_host *h = x->h;
-    int64_t qi;
-    while ((qi = fs_pick(x)) >= 0) {
-        struct fsq *q = &x->qs[qi];
-        int64_t head = fsq_head(x, (uint32_t)qi);
-        if (q->own || within_nominal) {
+    int64_t fi;
+    while ((fi = fs_pick(x)) >= 0) {
+        struct fs_cq *fc = &x->fs_cqs[fi];
+        int64_t head = fs_cq_head(x, (uint32_t)fi);
+        if (fc->own || within_nominal) {
             uint32_t i = (uint32_t)head;
             x->c[i].avail = false;
             whatif_remove(x, i);
@@ -497,13 +497,13 @@ static bool fs_first(struct run *x, uint32_t s, bool within_nominal)
                 return true;
             continue;
         }
-        int64_t preemptor_new = h->fs_preemptor_share(x->cy, q->cq);
-        int64_t target_old = h->fs_target_share(x->cy, q->cq);
-        while ((head = fsq_head(x, (uint32_t)qi)) >= 0) {
+        int64_t preemptor_new = h->fs_preemptor_share(x->cy, fc->cq);
+        int64_t target_old = h->fs_target_share(x->cy, fc->cq);
+        while ((head = fs_cq_head(x, (uint32_t)fi)) >= 0) {
             uint32_t i = (uint32_t)head;
             x->c[i].avail = false;
             whatif_remove(x, i);
-            if (fs_passes(x, s, q->cq, preemptor_new, target_old)) {
+            if (fs_passes(x, s, fc->cq, preemptor_new, target_old)) {
                 add_target(x, i);
                 if (fits(x, true))
                     return true;
@@ -523,26 +523,26 @@ static bool fs_second(struct run *x, uint32_t s)
     const struct ordo_host *h = x->h;
     for (uint32_t i = 0; i < x->n; i++)
         x->c[i].avail = x->c[i].retry && !x->c[i].removed;
-    for (uint32_t qi = 0; qi < x->nq; qi++) {
-        x->qs[qi].cur = 0;
-        x->qs[qi].dropped = false;
+    for (uint32_t fi = 0; fi < x->n_fs_cqs; fi++) {
+        x->fs_cqs[fi].cur = 0;
+        x->fs_cqs[fi].dropped = false;
     }
-    int64_t qi;
-    while ((qi = fs_pick(x)) >= 0) {
-        struct fsq *q = &x->qs[qi];
-        uint32_t i = (uint32_t)fsq_head(x, (uint32_t)qi);
-        int64_t preemptor_new = h->fs_preemptor_share(x->cy, q->cq);
-        int64_t target_old = h->fs_target_share(x->cy, q->cq);
+    int64_t fi;
+    while ((fi = fs_pick(x)) >= 0) {
+        struct fs_cq *fc = &x->fs_cqs[fi];
+        uint32_t i = (uint32_t)fs_cq_head(x, (uint32_t)fi);
+        int64_t preemptor_new = h->fs_preemptor_share(x->cy, fc->cq);
+        int64_t target_old = h->fs_target_share(x->cy, fc->cq);
         x->c[i].avail = false;
         whatif_remove(x, i);
-        if (fs_passes(x, s, q->cq, preemptor_new, target_old)) {
+        if (fs_passes(x, s, fc->cq, preemptor_new, target_old)) {
             add_target(x, i);
             if (fits(x, true))
                 return true;
         } else {
             whatif_restore(x, i);
         }
-        q->dropped = true;
+        fc->dropped = true;
     }
     return false;
 }
@@ -570,15 +570,15 @@ static int fair_sharing(struct run *x)
             return -1;
         }
 
-    x->qs = alloc_array(h, x->cy, x->n, sizeof(*x->qs));
+    x->fs_cqs = alloc_array(h, x->cy, x->n, sizeof(*x->fs_cqs));
     x->pick_cqs = alloc_array(h, x->cy, x->n, sizeof(*x->pick_cqs));
     x->pick_rank = alloc_array(h, x->cy, x->n, sizeof(*x->pick_rank));
-    x->pick_q = alloc_array(h, x->cy, x->n, sizeof(*x->pick_q));
-    if (!x->qs || !x->pick_cqs || !x->pick_rank || !x->pick_q) {
+    x->pick_fs_cq = alloc_array(h, x->cy, x->n, sizeof(*x->pick_fs_cq));
+    if (!x->fs_cqs || !x->pick_cqs || !x->pick_rank || !x->pick_fs_cq) {
         h->reason(x->cy, "out of cycle memory");
         return -1;
     }
-    x->nq = 0;
+    x->n_fs_cqs = 0;
     bool has_other = false;
     for (uint32_t i = 0; i < x->n; i++) {
         struct cand *c = &x->c[i];
@@ -595,14 +595,14 @@ static int fair_sharing(struct run *x)
             continue;
         has_other = has_other || !c->own;
         c->avail = true;
-        uint32_t qi = 0;
-        while (qi < x->nq && !h->cq_same(x->qs[qi].cq, c->cq))
-            qi++;
-        if (qi == x->nq) {
-            x->qs[qi] = (struct fsq){.cq = c->cq, .own = c->own};
-            x->nq++;
+        uint32_t fi = 0;
+        while (fi < x->n_fs_cqs && !h->cq_same(x->fs_cqs[fi].cq, c->cq))
+            fi++;
+        if (fi == x->n_fs_cqs) {
+            x->fs_cqs[fi] = (struct fs_cq){.cq = c->cq, .own = c->own};
+            x->n_fs_cqs++;
         }
-        c->q = qi;
+        c->fs_cq = fi;
     }
     bool within_nominal = has_other && probe_within_nominal(x);
     if (fs_first(x, strategies[0], within_nominal) ||

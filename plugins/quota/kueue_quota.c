@@ -24,11 +24,12 @@
  *
  * NoCandidates, Preempt and Reclaim all make the workload PREEMPT: the host
  * then runs the PREEMPT plugin, and a workload that finds no victims still
- * holds quota for the cycle where its queue cannot always reclaim (Kueue's
- * resourcesToReserve). Flavor choice passes over NoCandidates like NoFit
- * and ranks it below every mode that could admit; Reclaim ranks above
- * Preempt. Kueue tells Reclaim from Preempt by the victims its simulation
- * picks; here candidates in both kinds of queue count as Preempt.
+ * holds quota for the cycle where its ClusterQueue cannot always reclaim
+ * (Kueue's resourcesToReserve). Flavor choice passes over NoCandidates
+ * like NoFit and ranks it below every mode that could admit; Reclaim ranks
+ * above Preempt. Kueue tells Reclaim from Preempt by the victims its
+ * simulation picks; here candidates in its own and in other ClusterQueues
+ * count as Preempt.
  *
  * The flavor's granular mode combines its resources as Kueue does (see
  * flavor_mode), and the scan stops at the first flavor that

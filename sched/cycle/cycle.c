@@ -1,8 +1,8 @@
 /* cycle.c - one scheduling cycle, Kueue's way with Ordo binding the pods;
  * cycle_run reads as the phases docs/design.md ("The cycle") lists:
  *
- *   first, stopped queues drained and the pods of admitted workloads that
- *   still need a node placed (stragglers);
+ *   first, stopped ClusterQueues and LocalQueues drained and the pods of
+ *   admitted workloads that still need a node placed (stragglers);
  *   1. heads: one per active ClusterQueue, by its QUEUE plugin (queue.c);
  *   2. nomination: the QUOTA plugin's flavors and mode (fit / needs
  *      preemption / no fit), against the snapshot at cycle start;

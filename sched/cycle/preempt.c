@@ -44,10 +44,11 @@ void preempt_hold_usage(const struct qtree *t, struct entry *e, int sign)
 /* A preemptor that found nothing to preempt, in a ClusterQueue that cannot
  * always reclaim what it lends (reclaimWithinCohort is not Any): what it
  * waits for is held for the rest of the cycle, so that lower entries of
- * other queues do not borrow quota it could not take back (Kueue's
- * resourcesToReserve). Per FR: its request, clamped to what the queue has
- * left below nominal, or below nominal + borrowingLimit when it borrows;
- * a borrower without a borrowingLimit holds its whole request. */
+ * other ClusterQueues do not borrow quota it could not take back (Kueue's
+ * resourcesToReserve). Per FR: its request, clamped to what its
+ * ClusterQueue has left below nominal, or below nominal + borrowingLimit
+ * when it borrows; a borrower without a borrowingLimit holds its whole
+ * request. */
 void preempt_reserve(struct ordo_cycle *cy, struct entry *e)
 {
     const struct qtree *t = &cy->c->tree;
@@ -415,7 +416,8 @@ static int candidates(struct ordo_cycle *cy, struct entry *e,
     if (!col.cands || !*ret_picked)
         return -ENOMEM;
     qtree_any_cq(root, collect_candidates, &col);
-    /* The plugin sees them in creation order, whatever the queues' order. */
+    /* The plugin sees them in creation order, whatever the order of their
+     * ClusterQueues. */
     qsort(col.cands, col.n, sizeof(*col.cands), by_seq);
     *ret_cands = col.cands;
     *ret_n = col.n;
