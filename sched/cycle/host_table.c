@@ -2,9 +2,9 @@
  * ordo_host), assembled here: the plain accessors of the cycle's snapshot
  * (workloads, pod sets, ClusterQueues, flavors, nodes), memory, reasons,
  * logging, configuration and the assignment writers are in this file;
- * Kueue's computations (quota over cohorts, preemption candidates,
- * fair-sharing shares, hierarchical advantage) in host_kueue.c; the
- * what-ifs in preempt_check.c.
+ * Kueue's computations (its flavor check, quota over cohorts, preemption
+ * candidates, fair-sharing shares, hierarchical advantage) in
+ * host_kueue.c; the what-ifs in preempt_check.c.
  *
  * Every function only reads the cache, except the assignment writers, which
  * validate what a plugin asks for before recording it, and the what-ifs. */
