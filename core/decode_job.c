@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "decode.h"
+#include "decode_kinds.h"
 #include "kname.h"
 
 /* Decodes a batch/v1 JobSpec (n is the spec map). */

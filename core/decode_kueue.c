@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "decode.h"
+#include "decode_kinds.h"
 
 static const char *const stop_policies[] = {"None", "Hold", "HoldAndDrain",
                                             NULL};

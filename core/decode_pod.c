@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "decode.h"
+#include "decode_kinds.h"
 
 /* The API server labels every Namespace with its own name (overwriting
  * what the object says), so that selectors can pick namespaces by name. */
@@ -292,12 +292,6 @@ static int decode_pod_spec(struct decode_ctx *c, const struct doc_node *spec,
     if (r == 0)
         r = pod_requests(c, spec, ps);
     return r;
-}
-
-void pod_spec_release(struct pod_spec *s)
-{
-    if (s)
-        resource_list_release(&s->requests);
 }
 
 /* Decodes the "spec" member of n into ps, under path prefix "spec". */
