@@ -77,7 +77,7 @@ struct doc {
  * INT64_MIN..UINT64_MAX, and those two bounds themselves, which cannot be
  * told apart); \u0000 in a string is refused, but in a map key json-c cuts
  * the key at it. Single-quoted map keys and raw control characters in
- * strings are accepted. doc.c has the details. */
+ * strings are accepted. doc_json.c has the details. */
 int doc_parse_yaml(const char *buf, size_t len, const char *file,
                    struct doc **ret, struct err *e);
 int doc_parse_json(const char *buf, size_t len, const char *file,

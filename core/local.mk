@@ -14,7 +14,8 @@ core_libordo_core_la_SOURCES = \
 	%reldir%/resources.c %reldir%/resources.h \
 	%reldir%/kname.c %reldir%/kname.h \
 	%reldir%/labels.c %reldir%/labels.h \
-	%reldir%/doc.c %reldir%/doc.h \
+	%reldir%/doc.c %reldir%/doc.h %reldir%/doc_build.h \
+	%reldir%/doc_yaml.c %reldir%/doc_json.c %reldir%/doc_load.c \
 	%reldir%/objects.c %reldir%/objects.h \
 	%reldir%/decode_field.c %reldir%/decode_field.h \
 	%reldir%/decode_time.c \
