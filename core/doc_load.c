@@ -5,6 +5,7 @@
 
 #include "doc_build.h"
 #include "err.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,17 +41,11 @@ int doc_load_file(const char *path, struct doc **ret, struct err *e)
         goto cleanup;
     }
     for (;;) {
-        if (len == cap) {
-            if (cap > DOC_MAX_FILE_SIZE)
-                goto too_big;
-            size_t ncap = cap * 2;
-            char *nb = realloc(buf, ncap);
-            if (!nb) {
-                rc = err_set(e, ENOMEM, "%s: out of memory", path);
-                goto cleanup;
-            }
-            buf = nb;
-            cap = ncap;
+        if (len == cap && cap > DOC_MAX_FILE_SIZE)
+            goto too_big;
+        if (GROW_ARRAY(buf, len, cap) < 0) {
+            rc = err_set(e, ENOMEM, "%s: out of memory", path);
+            goto cleanup;
         }
         ssize_t r = read(fd, buf + len, cap - len);
         if (r < 0) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "quantity.h"
 
 enum merge_op { MERGE_ADD, MERGE_SUB, MERGE_MAX };
@@ -109,19 +110,8 @@ int resource_list_set(struct resource_list *l, const char *name, int64_t milli)
         l->items[i].milli = milli;
         return 0;
     }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap : 4;
-        if (l->cap && __builtin_mul_overflow(l->cap, (size_t)2, &cap))
-            return -ENOMEM;
-        if (cap > SIZE_MAX / sizeof(*l->items))
-            return -ENOMEM;
-        struct resource_entry *items =
-            realloc(l->items, cap * sizeof(*l->items));
-        if (!items)
-            return -ENOMEM;
-        l->items = items;
-        l->cap = cap;
-    }
+    if (GROW_ARRAY(l->items, l->n, l->cap) < 0)
+        return -ENOMEM;
     char *copy = strdup(name);
     if (!copy)
         return -ENOMEM;

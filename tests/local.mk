@@ -6,6 +6,8 @@ UNIT_TESTS = \
 	tests/unit/test_resources \
 	tests/unit/test_labels \
 	tests/unit/test_doc \
+	tests/unit/test_doc_yaml \
+	tests/unit/test_doc_json \
 	tests/unit/test_decode \
 	tests/unit/test_manifest \
 	tests/unit/test_log \
@@ -34,9 +36,17 @@ tests_unit_test_resources_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_labels_SOURCES = tests/unit/test_labels.c
 tests_unit_test_labels_LDADD = $(UNIT_LDADD)
 tests_unit_test_labels_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_doc_SOURCES = tests/unit/test_doc.c
+tests_unit_test_doc_SOURCES = tests/unit/test_doc.c tests/unit/doc_helpers.h
 tests_unit_test_doc_LDADD = $(UNIT_LDADD)
 tests_unit_test_doc_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_test_doc_yaml_SOURCES = tests/unit/test_doc_yaml.c \
+	tests/unit/doc_helpers.h
+tests_unit_test_doc_yaml_LDADD = $(UNIT_LDADD)
+tests_unit_test_doc_yaml_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_doc_json_SOURCES = tests/unit/test_doc_json.c \
+	tests/unit/doc_helpers.h
+tests_unit_test_doc_json_LDADD = $(UNIT_LDADD)
+tests_unit_test_doc_json_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_decode_SOURCES = tests/unit/test_decode.c
 tests_unit_test_decode_LDADD = $(UNIT_LDADD)
 tests_unit_test_decode_CFLAGS = $(UNIT_CFLAGS)
