@@ -232,7 +232,7 @@ TESTS += tests/scenarios/run_scenarios
 EXTRA_DIST += tests/scenarios
 
 CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
-	tests/cli/test_host_checks.sh
+	tests/cli/test_host_checks.sh tests/cli/test_layers.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
@@ -241,6 +241,7 @@ AM_TESTS_ENVIRONMENT = \
 	ORDO_SCENARIOS='$(abs_top_srcdir)/tests/scenarios'; export ORDO_SCENARIOS; \
 	ORDO_ABI_FIXTURES='$(abs_top_builddir)/tests/abi/.libs'; export ORDO_ABI_FIXTURES; \
 	ORDO_SRCDIR='$(abs_top_srcdir)'; export ORDO_SRCDIR; \
+	ORDO_BUILDDIR='$(abs_top_builddir)'; export ORDO_BUILDDIR; \
 	ORDO_BUILD_PLUGIN_DIR='$(abs_top_builddir)/plugins/.libs'; export ORDO_BUILD_PLUGIN_DIR; \
 	ASAN_OPTIONS=detect_leaks=1; export ASAN_OPTIONS; \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS;
