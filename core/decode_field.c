@@ -12,11 +12,17 @@
 #include "arena.h"
 #include "quantity.h"
 
-size_t decode_path_push(struct decode_ctx *c, const char *key)
+/* Appends to the path (cut at its end) and returns its previous length. */
+static size_t path_append(struct decode_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static size_t path_append(struct decode_ctx *c, const char *fmt, ...)
 {
     size_t mark = c->path_len;
-    int n = snprintf(c->path + c->path_len, sizeof(c->path) - c->path_len,
-                     "%s%s", c->path_len ? "." : "", key);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(c->path + c->path_len, sizeof(c->path) - c->path_len, fmt,
+                      ap);
+    va_end(ap);
     if (n > 0)
         c->path_len += (size_t)n;
     if (c->path_len >= sizeof(c->path))
@@ -24,16 +30,14 @@ size_t decode_path_push(struct decode_ctx *c, const char *key)
     return mark;
 }
 
+size_t decode_path_push(struct decode_ctx *c, const char *key)
+{
+    return path_append(c, "%s%s", c->path_len ? "." : "", key);
+}
+
 size_t decode_path_push_index(struct decode_ctx *c, size_t i)
 {
-    size_t mark = c->path_len;
-    int n = snprintf(c->path + c->path_len, sizeof(c->path) - c->path_len,
-                     "[%zu]", i);
-    if (n > 0)
-        c->path_len += (size_t)n;
-    if (c->path_len >= sizeof(c->path))
-        c->path_len = sizeof(c->path) - 1;
-    return mark;
+    return path_append(c, "[%zu]", i);
 }
 
 void decode_path_pop(struct decode_ctx *c, size_t mark)
@@ -101,13 +105,34 @@ static int want_type(struct decode_ctx *c, const struct doc_node *v,
                           doc_type_name(v));
 }
 
-int decode_field_map(struct decode_ctx *c, const struct doc_node *parent,
-                     const char *key, const struct doc_node **ret)
+/* A map or list field: absent or null leaves *ret, another type fails. */
+static int field_of_type(struct decode_ctx *c, const struct doc_node *parent,
+                         const char *key, enum doc_type t, const char *name,
+                         const struct doc_node **ret)
 {
     const struct doc_node *v = field_get(parent, key);
     if (!v)
         return 0;
-    int r = want_type(c, v, key, DOC_MAP, "map");
+    int r = want_type(c, v, key, t, name);
+    if (r == 0)
+        *ret = v;
+    return r;
+}
+
+int decode_field_map(struct decode_ctx *c, const struct doc_node *parent,
+                     const char *key, const struct doc_node **ret)
+{
+    return field_of_type(c, parent, key, DOC_MAP, "map", ret);
+}
+
+int decode_field_map_required(struct decode_ctx *c,
+                              const struct doc_node *parent, const char *key,
+                              const struct doc_node **ret)
+{
+    const struct doc_node *v = NULL;
+    int r = decode_field_map(c, parent, key, &v);
+    if (r == 0 && !v)
+        r = decode_fail_at(c, parent, key, "required");
     if (r == 0)
         *ret = v;
     return r;
@@ -116,13 +141,14 @@ int decode_field_map(struct decode_ctx *c, const struct doc_node *parent,
 int decode_field_seq(struct decode_ctx *c, const struct doc_node *parent,
                      const char *key, const struct doc_node **ret)
 {
-    const struct doc_node *v = field_get(parent, key);
-    if (!v)
+    return field_of_type(c, parent, key, DOC_SEQ, "list", ret);
+}
+
+int decode_want_map(struct decode_ctx *c, const struct doc_node *n)
+{
+    if (n->type == DOC_MAP)
         return 0;
-    int r = want_type(c, v, key, DOC_SEQ, "list");
-    if (r == 0)
-        *ret = v;
-    return r;
+    return decode_fail(c, n, "expected a map, got a %s", doc_type_name(n));
 }
 
 int decode_field_string(struct decode_ctx *c, const struct doc_node *parent,

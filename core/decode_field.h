@@ -56,6 +56,13 @@ int decode_field_map(struct decode_ctx *c, const struct doc_node *parent,
                      const char *key, const struct doc_node **ret);
 int decode_field_seq(struct decode_ctx *c, const struct doc_node *parent,
                      const char *key, const struct doc_node **ret);
+/* decode_field_map() for a map that must be there: absent or null fails
+ * ("required"). */
+int decode_field_map_required(struct decode_ctx *c,
+                              const struct doc_node *parent, const char *key,
+                              const struct doc_node **ret);
+/* 0 when n (a list item, at the current path) is a map; else fails. */
+int decode_want_map(struct decode_ctx *c, const struct doc_node *n);
 int decode_field_string(struct decode_ctx *c, const struct doc_node *parent,
                         const char *key, const char **ret);
 int decode_field_bool(struct decode_ctx *c, const struct doc_node *parent,

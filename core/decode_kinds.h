@@ -19,6 +19,9 @@ int decode_field_labels(struct decode_ctx *c, const struct doc_node *parent,
 /* Shared structures (decode_meta.c). */
 int decode_meta(struct decode_ctx *c, const struct doc_node *n,
                 struct object_meta *ret);
+/* A template's metadata (tmpl's "metadata"): labels and annotations. */
+int decode_template_meta(struct decode_ctx *c, const struct doc_node *tmpl,
+                         struct object_meta *ret);
 int decode_label_selector(struct decode_ctx *c, const struct doc_node *n,
                           struct label_selector *ret);
 int decode_node_selector(struct decode_ctx *c, const struct doc_node *n,

@@ -38,9 +38,7 @@ static int decode_owner_refs(struct decode_ctx *c, const struct doc_node *m,
         const struct doc_node *it = seq->items[i];
         struct owner_ref *o = &ret->owners[i];
         size_t m2 = decode_path_push_index(c, i);
-        if (it->type != DOC_MAP)
-            r = decode_fail(c, it, "expected a map, got a %s",
-                            doc_type_name(it));
+        r = decode_want_map(c, it);
         if (r == 0)
             r = decode_field_string(c, it, "apiVersion", &o->api_version);
         if (r == 0)
@@ -93,6 +91,21 @@ int decode_meta(struct decode_ctx *c, const struct doc_node *m,
     return r;
 }
 
+int decode_template_meta(struct decode_ctx *c, const struct doc_node *tmpl,
+                         struct object_meta *ret)
+{
+    const struct doc_node *meta = NULL;
+    int r = decode_field_map(c, tmpl, "metadata", &meta);
+    if (r < 0 || !meta)
+        return r;
+    size_t mark = decode_path_push(c, "metadata");
+    r = decode_field_labels(c, meta, "labels", &ret->labels);
+    if (r == 0)
+        r = decode_field_strmap(c, meta, "annotations", &ret->annotations);
+    decode_path_pop(c, mark);
+    return r;
+}
+
 /* Decodes one requirement {key, operator, values}. Label selectors allow
  * In/NotIn/Exists/DoesNotExist, node selectors also Gt/Lt. */
 static int decode_requirement(struct decode_ctx *c, const struct doc_node *it,
@@ -100,10 +113,9 @@ static int decode_requirement(struct decode_ctx *c, const struct doc_node *it,
                               struct selector_requirement *ret)
 {
     const char *op = NULL;
-    if (it->type != DOC_MAP)
-        return decode_fail(c, it, "expected a map, got a %s",
-                           doc_type_name(it));
-    int r = decode_field_string(c, it, "key", &ret->key);
+    int r = decode_want_map(c, it);
+    if (r == 0)
+        r = decode_field_string(c, it, "key", &ret->key);
     if (r == 0 && !ret->key)
         r = decode_fail_at(c, it, "key", "required");
     if (r == 0)
@@ -204,9 +216,7 @@ int decode_node_selector(struct decode_ctx *c, const struct doc_node *n,
         const struct doc_node *t = terms->items[i];
         struct node_selector_term *out = &ret->terms[i];
         size_t m2 = decode_path_push_index(c, i);
-        if (t->type != DOC_MAP)
-            r = decode_fail(c, t, "expected a map, got a %s",
-                            doc_type_name(t));
+        r = decode_want_map(c, t);
         if (r == 0)
             r = decode_requirements(c, t, "matchExpressions", true,
                                     &out->n_exprs, &out->match_expressions);
@@ -238,9 +248,7 @@ int decode_taints(struct decode_ctx *c, const struct doc_node *parent,
         const char *effect = NULL;
         size_t m2 = decode_path_push_index(c, i);
         t->value = "";
-        if (it->type != DOC_MAP)
-            r = decode_fail(c, it, "expected a map, got a %s",
-                            doc_type_name(it));
+        r = decode_want_map(c, it);
         if (r == 0)
             r = decode_field_string(c, it, "key", &t->key);
         if (r == 0 && (!t->key || !*t->key))
@@ -274,10 +282,9 @@ static int decode_toleration(struct decode_ctx *c, const struct doc_node *it,
     const char *op = NULL, *effect = NULL;
     t->key = "";
     t->value = "";
-    if (it->type != DOC_MAP)
-        return decode_fail(c, it, "expected a map, got a %s",
-                           doc_type_name(it));
-    int r = decode_field_string(c, it, "key", &t->key);
+    int r = decode_want_map(c, it);
+    if (r == 0)
+        r = decode_field_string(c, it, "key", &t->key);
     if (r == 0)
         r = decode_field_string(c, it, "operator", &op);
     if (r == 0)
