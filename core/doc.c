@@ -6,21 +6,23 @@
 
 #include "arena.h"
 #include "doc_build.h"
+#include "err.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
-const char *doc_file_name(const char *file)
+/* The name of an input in messages. */
+static const char *doc_file_name(const char *file)
 {
     return file ? file : "<input>";
 }
 
-struct doc *doc_new(const char *file)
+struct doc *doc_new(const char *file, struct err *e)
 {
     struct arena *a = arena_new();
     if (!a)
-        return NULL;
+        goto fail;
     struct doc *d = arena_alloc(a, sizeof(*d));
     if (!d)
         goto fail;
@@ -31,6 +33,7 @@ struct doc *doc_new(const char *file)
     return d;
 fail:
     arena_free(a);
+    err_set(e, ENOMEM, "%s: out of memory", doc_file_name(file));
     return NULL;
 }
 

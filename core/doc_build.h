@@ -8,16 +8,16 @@
 #include <stddef.h>
 
 #include "doc.h"
+#include "err.h"
 
 /* doc_load_file() refuses anything larger: manifests are small, and a
  * bigger file is a mistake (or an attack) rather than input. JSON buffers
  * are held to it too. */
 #define DOC_MAX_FILE_SIZE ((size_t)64 << 20)
 
-/* The name of an input in messages: file, or "<input>" for NULL. */
-const char *doc_file_name(const char *file);
-/* A new empty doc with its own arena, or NULL on OOM. */
-struct doc *doc_new(const char *file);
+/* A new empty doc with its own arena, named file ("<input>" for NULL), or
+ * NULL with e filled on OOM. */
+struct doc *doc_new(const char *file, struct err *e);
 /* Appends a document root to d->docs; *cap is the allocated length. 0 or
  * -ENOMEM. */
 int doc_add(struct doc *d, size_t *cap, struct doc_node *root);

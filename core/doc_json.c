@@ -210,9 +210,9 @@ int doc_parse_json(const char *buf, size_t len, const char *file,
     *ret = NULL;
     if (!buf)
         buf = "", len = 0;
-    c.d = doc_new(file);
+    c.d = doc_new(file, e);
     if (!c.d)
-        return err_set(e, ENOMEM, "%s: out of memory", doc_file_name(file));
+        return -ENOMEM;
     while (i < len && doc_json_blank(buf[i]))
         i++;
     if (i == len) /* nothing but whitespace: no document */

@@ -1,6 +1,6 @@
-/* doc_load.c - doc_load_file() (doc.h): reads a file, at most
- * DOC_MAX_FILE_SIZE bytes, and hands it to the JSON or the YAML parser by
- * its first non-blank byte. */
+/* doc_load.c - doc_parse() and doc_load_file() (doc.h): the JSON or the
+ * YAML parser, picked by the first non-blank byte, for a buffer or a file
+ * (read whole, at most DOC_MAX_FILE_SIZE bytes). */
 #include "doc.h"
 
 #include "doc_build.h"
@@ -14,6 +14,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+int doc_parse(const char *buf, size_t len, const char *file, struct doc **ret,
+              struct err *e)
+{
+    size_t i = 0;
+    while (buf && i < len && doc_json_blank(buf[i]))
+        i++;
+    if (buf && i < len && (buf[i] == '{' || buf[i] == '['))
+        return doc_parse_json(buf, len, file, ret, e);
+    return doc_parse_yaml(buf, len, file, ret, e);
+}
 
 int doc_load_file(const char *path, struct doc **ret, struct err *e)
 {
@@ -62,13 +73,7 @@ int doc_load_file(const char *path, struct doc **ret, struct err *e)
     if (len > DOC_MAX_FILE_SIZE)
         goto too_big;
 
-    size_t i = 0;
-    while (i < len && doc_json_blank(buf[i]))
-        i++;
-    if (i < len && (buf[i] == '{' || buf[i] == '['))
-        rc = doc_parse_json(buf, len, path, ret, e);
-    else
-        rc = doc_parse_yaml(buf, len, path, ret, e);
+    rc = doc_parse(buf, len, path, ret, e);
     goto cleanup;
 too_big:
     rc = err_set(e, EFBIG, "%s: file is larger than %zu MiB", path,

@@ -476,9 +476,9 @@ int doc_parse_yaml(const char *buf, size_t len, const char *file,
     *ret = NULL;
     if (!buf)
         buf = "", len = 0;
-    c.d = doc_new(file);
+    c.d = doc_new(file, e);
     if (!c.d)
-        return err_set(e, ENOMEM, "%s: out of memory", doc_file_name(file));
+        return -ENOMEM;
     rc = yaml_preflight(buf, len, c.d->file, e);
     if (rc < 0)
         goto cleanup;

@@ -193,6 +193,49 @@ static void test_map_get(void **state)
     doc_free(NULL);
 }
 
+/* doc_parse() reads JSON when the first non-blank byte opens an object or
+ * an array, YAML otherwise (YAML flow style is JSON's syntax too, but only
+ * JSON nodes have line 0). */
+static void test_parse_picks_parser(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        enum doc_type type;
+        unsigned line; /* of the root */
+    } cases[] = {
+        {" \r\n\t{\"a\": 1}", DOC_MAP, 0},
+        {"[1, 2]", DOC_SEQ, 0},
+        {"\n{a: 1}", DOC_MAP, 0}, /* YAML flow style, read as JSON: fails */
+        {"a: 1\n", DOC_MAP, 1},
+        {"# {\n[1]\n", DOC_SEQ, 2},
+        {"- {\"a\": 1}\n", DOC_SEQ, 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct doc *d = NULL;
+        struct err e = {{0}};
+        int rc = doc_parse(cases[i].text, strlen(cases[i].text), "t", &d, &e);
+        if (i == 2) {
+            assert_true(rc < 0);
+            assert_non_null(strstr(e.msg, "t: JSON parse error: "));
+            continue;
+        }
+        if (rc != 0)
+            print_error("case %zu: %s\n", i, e.msg);
+        assert_int_equal(rc, 0);
+        assert_int_equal(d->n_docs, 1);
+        assert_int_equal(d->docs[0]->type, cases[i].type);
+        assert_int_equal(d->docs[0]->line, cases[i].line);
+        doc_free(d);
+    }
+    /* Nothing at all is YAML's empty stream. */
+    struct doc *d = NULL;
+    struct err e = {{0}};
+    assert_int_equal(doc_parse(NULL, 0, "t", &d, &e), 0);
+    assert_int_equal(d->n_docs, 0);
+    doc_free(d);
+}
+
 /* ---- files ------------------------------------------------------------- */
 
 static char tmpdir[64];
@@ -432,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_is_null),
         cmocka_unit_test(test_type_name),
         cmocka_unit_test(test_map_get),
+        cmocka_unit_test(test_parse_picks_parser),
         cmocka_unit_test_setup_teardown(test_load_file, files_setup,
                                         files_teardown),
         cmocka_unit_test_setup_teardown(test_load_file_errors, files_setup,
