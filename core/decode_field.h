@@ -3,8 +3,9 @@
  *
  * Decoding is layered and calls only down:
  *   decode.c          decode_object(): kind -> decoder, metadata first
- *   decode_job.c      Job, JobSet (pod templates from decode_pod.c)
- *   decode_pod.c, decode_kueue.c                  one group of kinds each
+ *   decode_job.c      Job, JobSet (their pod templates: decode_pod.c)
+ *   decode_pod.c      Namespace, Node, Pod, PriorityClass, pod templates
+ *   decode_kueue.c    Kueue's kinds
  *   decode_meta.c     structures many kinds share (decode_kinds.h)
  *   decode_names.c    Kubernetes' name and label rules
  *   decode_field.c    this header: context, path, errors, field readers
