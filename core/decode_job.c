@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "decode.h"
+#include "decode_kinds.h"
 #include "kname.h"
 
 /* Decodes a batch/v1 JobSpec (n is the spec map). */
@@ -31,9 +31,7 @@ static int decode_job_spec(struct decode_ctx *c, const struct doc_node *n,
     if (r == 0)
         r = decode_field_bool(c, n, "suspend", &js->suspend);
     if (r == 0)
-        r = decode_field_map(c, n, "template", &tmpl);
-    if (r == 0 && !tmpl)
-        r = decode_fail_at(c, n, "template", "required");
+        r = decode_field_map_required(c, n, "template", &tmpl);
     if (r == 0) {
         size_t mark = decode_path_push(c, "template");
         r = decode_pod_template(c, tmpl, &js->template);
@@ -47,9 +45,7 @@ int decode_job(struct decode_ctx *c, const struct doc_node *n,
 {
     const struct doc_node *spec = NULL;
     bool manual = false;
-    int r = decode_field_map(c, n, "spec", &spec);
-    if (r == 0 && !spec)
-        r = decode_fail_at(c, n, "spec", "required");
+    int r = decode_field_map_required(c, n, "spec", &spec);
     if (r < 0)
         return r;
     size_t mark = decode_path_push(c, "spec");
@@ -72,12 +68,11 @@ static int decode_replicated_job(struct decode_ctx *c,
                                  const struct doc_node *n,
                                  struct replicated_job *rj)
 {
-    const struct doc_node *tmpl = NULL, *meta = NULL, *spec = NULL;
+    const struct doc_node *tmpl = NULL, *spec = NULL;
     rj->replicas = 1;
-    if (n->type != DOC_MAP)
-        return decode_fail(c, n, "expected a map, got a %s",
-                           doc_type_name(n));
-    int r = decode_field_string(c, n, "name", &rj->name);
+    int r = decode_want_map(c, n);
+    if (r == 0)
+        r = decode_field_string(c, n, "name", &rj->name);
     if (r == 0 && (!rj->name || !*rj->name))
         r = decode_fail_at(c, n, "name", "required");
     if (r == 0)
@@ -86,25 +81,13 @@ static int decode_replicated_job(struct decode_ctx *c,
         r = decode_fail_at(c, doc_map_get(n, "replicas"), "replicas",
                            "must be >= 0");
     if (r == 0)
-        r = decode_field_map(c, n, "template", &tmpl);
-    if (r == 0 && !tmpl)
-        r = decode_fail_at(c, n, "template", "required");
+        r = decode_field_map_required(c, n, "template", &tmpl);
     if (r < 0)
         return r;
     size_t mark = decode_path_push(c, "template");
-    r = decode_field_map(c, tmpl, "metadata", &meta);
-    if (r == 0 && meta) {
-        size_t m2 = decode_path_push(c, "metadata");
-        r = decode_field_labels(c, meta, "labels", &rj->template_meta.labels);
-        if (r == 0)
-            r = decode_field_strmap(c, meta, "annotations",
-                                    &rj->template_meta.annotations);
-        decode_path_pop(c, m2);
-    }
+    r = decode_template_meta(c, tmpl, &rj->template_meta);
     if (r == 0)
-        r = decode_field_map(c, tmpl, "spec", &spec);
-    if (r == 0 && !spec)
-        r = decode_fail_at(c, tmpl, "spec", "required");
+        r = decode_field_map_required(c, tmpl, "spec", &spec);
     if (r == 0) {
         size_t m2 = decode_path_push(c, "spec");
         r = decode_job_spec(c, spec, &rj->spec);
@@ -149,9 +132,7 @@ int decode_jobset(struct decode_ctx *c, const struct doc_node *n,
 {
     struct jobset *js = &o->u.jobset;
     const struct doc_node *spec = NULL, *rjs = NULL;
-    int r = decode_field_map(c, n, "spec", &spec);
-    if (r == 0 && !spec)
-        r = decode_fail_at(c, n, "spec", "required");
+    int r = decode_field_map_required(c, n, "spec", &spec);
     if (r < 0)
         return r;
     size_t mark = decode_path_push(c, "spec");

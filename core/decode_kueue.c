@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "decode.h"
+#include "decode_kinds.h"
 
 static const char *const stop_policies[] = {"None", "Hold", "HoldAndDrain",
                                             NULL};
@@ -46,10 +46,9 @@ static int decode_resource_quota(struct decode_ctx *c,
                                  bool is_cohort, struct resource_quota *q)
 {
     bool has_nominal = false;
-    if (n->type != DOC_MAP)
-        return decode_fail(c, n, "expected a map, got a %s",
-                           doc_type_name(n));
-    int r = decode_field_string(c, n, "name", &q->name);
+    int r = decode_want_map(c, n);
+    if (r == 0)
+        r = decode_field_string(c, n, "name", &q->name);
     if (r == 0 && !q->name)
         r = decode_fail_at(c, n, "name", "required");
     if (r == 0)
@@ -100,10 +99,9 @@ static int decode_flavor_quotas(struct decode_ctx *c, const struct doc_node *n,
                                 struct flavor_quotas *fq)
 {
     const struct doc_node *res = NULL;
-    if (n->type != DOC_MAP)
-        return decode_fail(c, n, "expected a map, got a %s",
-                           doc_type_name(n));
-    int r = decode_field_string(c, n, "name", &fq->name);
+    int r = decode_want_map(c, n);
+    if (r == 0)
+        r = decode_field_string(c, n, "name", &fq->name);
     if (r == 0 && (!fq->name || !*fq->name))
         r = decode_fail_at(c, n, "name", "required");
     if (r == 0)
@@ -142,10 +140,9 @@ static int decode_resource_group(struct decode_ctx *c, const struct doc_node *n,
                                  struct resource_group *g)
 {
     const struct doc_node *fl = NULL;
-    if (n->type != DOC_MAP)
-        return decode_fail(c, n, "expected a map, got a %s",
-                           doc_type_name(n));
-    int r = decode_field_strings(c, n, "coveredResources", &g->n_covered,
+    int r = decode_want_map(c, n);
+    if (r == 0)
+        r = decode_field_strings(c, n, "coveredResources", &g->n_covered,
                                  &g->covered_resources);
     if (r == 0 && (g->n_covered < 1 || g->n_covered > 64))
         r = decode_fail_at(c, n, "coveredResources",
@@ -363,9 +360,7 @@ static int decode_admission_checks(struct decode_ctx *c,
         size_t m2 = decode_path_push(c, "admissionChecks");
         for (size_t i = 0; r == 0 && i < list->n; i++) {
             size_t m3 = decode_path_push_index(c, i);
-            if (list->items[i]->type != DOC_MAP)
-                r = decode_fail(c, list->items[i], "expected a map, got a %s",
-                                doc_type_name(list->items[i]));
+            r = decode_want_map(c, list->items[i]);
             if (r == 0)
                 r = decode_field_string(c, list->items[i], "name",
                                         &cq->admission_checks[i]);
@@ -438,9 +433,7 @@ int decode_local_queue(struct decode_ctx *c, const struct doc_node *n,
     struct local_queue *lq = &o->u.local_queue;
     const struct doc_node *spec = NULL;
     lq->fair_sharing_weight_milli = 1000;
-    int r = decode_field_map(c, n, "spec", &spec);
-    if (r == 0 && !spec)
-        r = decode_fail_at(c, n, "spec", "required");
+    int r = decode_field_map_required(c, n, "spec", &spec);
     if (r < 0)
         return r;
     size_t mark = decode_path_push(c, "spec");
@@ -503,9 +496,7 @@ int decode_topology(struct decode_ctx *c, const struct doc_node *n,
 {
     struct topology *t = &o->u.topology;
     const struct doc_node *spec = NULL, *levels = NULL;
-    int r = decode_field_map(c, n, "spec", &spec);
-    if (r == 0 && !spec)
-        r = decode_fail_at(c, n, "spec", "required");
+    int r = decode_field_map_required(c, n, "spec", &spec);
     if (r < 0)
         return r;
     size_t mark = decode_path_push(c, "spec");
@@ -522,9 +513,7 @@ int decode_topology(struct decode_ctx *c, const struct doc_node *n,
     for (size_t i = 0; r == 0 && i < levels->n; i++) {
         const struct doc_node *lv = levels->items[i];
         size_t m3 = decode_path_push_index(c, i);
-        if (lv->type != DOC_MAP)
-            r = decode_fail(c, lv, "expected a map, got a %s",
-                            doc_type_name(lv));
+        r = decode_want_map(c, lv);
         if (r == 0)
             r = decode_field_string(c, lv, "nodeLabel", &t->levels[i]);
         if (r == 0 && (!t->levels[i] || !*t->levels[i]))

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decode.h"
+#include "decode_kinds.h"
 #include "kname.h"
 
 /* How much of a bad string a message quotes. */

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "decode.h"
+#include "decode_kinds.h"
 
 /* The API server labels every Namespace with its own name (overwriting
  * what the object says), so that selectors can pick namespaces by name. */
@@ -151,9 +151,7 @@ static int pod_requests(struct decode_ctx *c, const struct doc_node *spec,
     size_t mark = decode_path_push(c, "containers");
     for (size_t i = 0; r == 0 && ctrs && i < ctrs->n; i++) {
         size_t m2 = decode_path_push_index(c, i);
-        if (ctrs->items[i]->type != DOC_MAP)
-            r = decode_fail(c, ctrs->items[i], "expected a map, got a %s",
-                            doc_type_name(ctrs->items[i]));
+        r = decode_want_map(c, ctrs->items[i]);
         if (r == 0)
             r = container_requests(c, ctrs->items[i], &one);
         if (r == 0)
@@ -169,9 +167,7 @@ static int pod_requests(struct decode_ctx *c, const struct doc_node *spec,
         const struct doc_node *ic = inits->items[i];
         const char *restart = NULL;
         size_t m2 = decode_path_push_index(c, i);
-        if (ic->type != DOC_MAP)
-            r = decode_fail(c, ic, "expected a map, got a %s",
-                            doc_type_name(ic));
+        r = decode_want_map(c, ic);
         if (r == 0)
             r = container_requests(c, ic, &one);
         if (r == 0)
@@ -294,21 +290,13 @@ static int decode_pod_spec(struct decode_ctx *c, const struct doc_node *spec,
     return r;
 }
 
-void pod_spec_release(struct pod_spec *s)
-{
-    if (s)
-        resource_list_release(&s->requests);
-}
-
 /* Decodes the "spec" member of n into ps, under path prefix "spec". */
 static int decode_spec_member(struct decode_ctx *c, const struct doc_node *n,
                               struct pod_spec *ps)
 {
     const struct doc_node *spec = NULL;
     resource_list_init(&ps->requests);
-    int r = decode_field_map(c, n, "spec", &spec);
-    if (r == 0 && !spec)
-        r = decode_fail_at(c, n, "spec", "required");
+    int r = decode_field_map_required(c, n, "spec", &spec);
     if (r < 0)
         return r;
     size_t mark = decode_path_push(c, "spec");
@@ -396,16 +384,7 @@ int decode_pod(struct decode_ctx *c, const struct doc_node *n,
 int decode_pod_template(struct decode_ctx *c, const struct doc_node *n,
                         struct pod_template *ret)
 {
-    const struct doc_node *meta = NULL;
-    int r = decode_field_map(c, n, "metadata", &meta);
-    if (r == 0 && meta) {
-        size_t mark = decode_path_push(c, "metadata");
-        r = decode_field_labels(c, meta, "labels", &ret->meta.labels);
-        if (r == 0)
-            r = decode_field_strmap(c, meta, "annotations",
-                                    &ret->meta.annotations);
-        decode_path_pop(c, mark);
-    }
+    int r = decode_template_meta(c, n, &ret->meta);
     if (r == 0)
         r = decode_spec_member(c, n, &ret->spec);
     return r;

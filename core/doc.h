@@ -77,15 +77,19 @@ struct doc {
  * INT64_MIN..UINT64_MAX, and those two bounds themselves, which cannot be
  * told apart); \u0000 in a string is refused, but in a map key json-c cuts
  * the key at it. Single-quoted map keys and raw control characters in
- * strings are accepted. doc.c has the details. */
+ * strings are accepted. doc_json.c has the details. */
 int doc_parse_yaml(const char *buf, size_t len, const char *file,
                    struct doc **ret, struct err *e);
 int doc_parse_json(const char *buf, size_t len, const char *file,
                    struct doc **ret, struct err *e);
 
-/* Reads path and parses it: JSON when the first non-blank byte is '{' or
- * '[', YAML otherwise. Files over 64 MiB are refused (-EFBIG); an empty file
- * has zero documents. */
+/* Either of the above: JSON when the first non-blank byte (space, tab, CR,
+ * LF) is '{' or '[', YAML otherwise. */
+int doc_parse(const char *buf, size_t len, const char *file, struct doc **ret,
+              struct err *e);
+
+/* Reads path and parses it with doc_parse(). Files over 64 MiB are refused
+ * (-EFBIG); an empty file has zero documents. */
 int doc_load_file(const char *path, struct doc **ret, struct err *e);
 
 void doc_free(struct doc *d); /* NULL-safe */

@@ -41,55 +41,63 @@ static const char *const toleration_op_names[TOLERATION_OP_MAX] = {
     [TOLERATION_OP_UNKNOWN] = "Unknown",
 };
 
+/* The index of s among names[0..n), or n. */
+static int name_index(const char *const *names, int n, const char *s)
+{
+    int i = 0;
+    while (i < n && strcmp(s, names[i]) != 0)
+        i++;
+    return i;
+}
+
+/* names[v], or names[unknown] when v is out of range. */
+static const char *name_at(const char *const *names, unsigned max, unsigned v,
+                           unsigned unknown)
+{
+    return names[v < max ? v : unknown];
+}
+
 enum selector_op selector_op_from_string(const char *s)
 {
     if (!s)
         return SELECTOR_OP_UNKNOWN;
-    for (int op = 0; op < SELECTOR_OP_UNKNOWN; op++)
-        if (strcmp(s, selector_op_names[op]) == 0)
-            return (enum selector_op)op;
-    return SELECTOR_OP_UNKNOWN;
+    return (enum selector_op)name_index(selector_op_names, SELECTOR_OP_UNKNOWN,
+                                        s);
 }
 
 const char *selector_op_to_string(enum selector_op op)
 {
-    if ((unsigned)op >= SELECTOR_OP_MAX)
-        op = SELECTOR_OP_UNKNOWN;
-    return selector_op_names[op];
+    return name_at(selector_op_names, SELECTOR_OP_MAX, (unsigned)op,
+                   SELECTOR_OP_UNKNOWN);
 }
 
 enum taint_effect taint_effect_from_string(const char *s)
 {
     if (!s || !*s)
         return TAINT_EFFECT_NONE;
-    for (int e = 0; e < TAINT_EFFECT_NONE; e++)
-        if (strcmp(s, taint_effect_names[e]) == 0)
-            return (enum taint_effect)e;
-    return TAINT_EFFECT_UNKNOWN;
+    int e = name_index(taint_effect_names, TAINT_EFFECT_NONE, s);
+    return e == TAINT_EFFECT_NONE ? TAINT_EFFECT_UNKNOWN
+                                  : (enum taint_effect)e;
 }
 
 const char *taint_effect_to_string(enum taint_effect e)
 {
-    if ((unsigned)e >= TAINT_EFFECT_MAX)
-        e = TAINT_EFFECT_UNKNOWN;
-    return taint_effect_names[e];
+    return name_at(taint_effect_names, TAINT_EFFECT_MAX, (unsigned)e,
+                   TAINT_EFFECT_UNKNOWN);
 }
 
 enum toleration_op toleration_op_from_string(const char *s)
 {
     if (!s || !*s)
         return TOLERATION_OP_EQUAL;
-    for (int op = 0; op < TOLERATION_OP_UNKNOWN; op++)
-        if (strcmp(s, toleration_op_names[op]) == 0)
-            return (enum toleration_op)op;
-    return TOLERATION_OP_UNKNOWN;
+    return (enum toleration_op)name_index(toleration_op_names,
+                                          TOLERATION_OP_UNKNOWN, s);
 }
 
 const char *toleration_op_to_string(enum toleration_op op)
 {
-    if ((unsigned)op >= TOLERATION_OP_MAX)
-        op = TOLERATION_OP_UNKNOWN;
-    return toleration_op_names[op];
+    return name_at(toleration_op_names, TOLERATION_OP_MAX, (unsigned)op,
+                   TOLERATION_OP_UNKNOWN);
 }
 
 /* --- Syntax checks of k8s.io/apimachinery/pkg/util/validation --- */

@@ -14,14 +14,17 @@ core_libordo_core_la_SOURCES = \
 	%reldir%/resources.c %reldir%/resources.h \
 	%reldir%/kname.c %reldir%/kname.h \
 	%reldir%/labels.c %reldir%/labels.h \
-	%reldir%/doc.c %reldir%/doc.h \
-	%reldir%/objects.h \
-	%reldir%/decode.c %reldir%/decode.h \
-	%reldir%/decode_meta.c \
+	%reldir%/doc.c %reldir%/doc.h %reldir%/doc_build.h \
+	%reldir%/doc_yaml.c %reldir%/doc_json.c %reldir%/doc_load.c \
+	%reldir%/objects.c %reldir%/objects.h \
+	%reldir%/decode_field.c %reldir%/decode_field.h \
+	%reldir%/decode_time.c \
 	%reldir%/decode_names.c \
+	%reldir%/decode_meta.c %reldir%/decode_kinds.h \
 	%reldir%/decode_pod.c \
 	%reldir%/decode_job.c \
 	%reldir%/decode_kueue.c \
+	%reldir%/decode.c %reldir%/decode.h \
 	%reldir%/manifest.c %reldir%/manifest.h
 core_libordo_core_la_CPPFLAGS = $(ORDO_DEFS) -I$(top_srcdir)/core
 core_libordo_core_la_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(JSONC_CFLAGS)

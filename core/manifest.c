@@ -110,27 +110,30 @@ static int load_doc(struct manifest_set *s, struct doc *d, const char *file,
     return bad ? -EINVAL : 0;
 }
 
+/* Decodes what a parser gave (r, d, e) and frees it. */
+static int load_parsed(struct manifest_set *s, int r, struct doc *d,
+                       const struct err *e, const char *file,
+                       manifest_error_fn on_error, void *userdata)
+{
+    if (r < 0) {
+        report(s, e, on_error, userdata);
+        return r;
+    }
+    r = load_doc(s, d, file, on_error, userdata);
+    doc_free(d);
+    return r;
+}
+
 int manifest_load_buffer(struct manifest_set *s, const char *buf, size_t len,
                          const char *file, manifest_error_fn on_error,
                          void *userdata)
 {
     struct doc *d = NULL;
     struct err e;
-    size_t i = 0;
     if (s->capped)
         return -E2BIG;
-    while (i < len && strchr(" \t\r\n", buf[i]))
-        i++;
-    bool json = i < len && (buf[i] == '{' || buf[i] == '[');
-    int r = json ? doc_parse_json(buf, len, file, &d, &e)
-                 : doc_parse_yaml(buf, len, file, &d, &e);
-    if (r < 0) {
-        report(s, &e, on_error, userdata);
-        return r;
-    }
-    r = load_doc(s, d, file, on_error, userdata);
-    doc_free(d);
-    return r;
+    int r = doc_parse(buf, len, file, &d, &e);
+    return load_parsed(s, r, d, &e, file, on_error, userdata);
 }
 
 static int load_file(struct manifest_set *s, const char *path,
@@ -139,13 +142,7 @@ static int load_file(struct manifest_set *s, const char *path,
     struct doc *d = NULL;
     struct err e;
     int r = doc_load_file(path, &d, &e);
-    if (r < 0) {
-        report(s, &e, on_error, userdata);
-        return r;
-    }
-    r = load_doc(s, d, path, on_error, userdata);
-    doc_free(d);
-    return r;
+    return load_parsed(s, r, d, &e, path, on_error, userdata);
 }
 
 static bool is_manifest_name(const char *name)

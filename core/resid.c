@@ -1,9 +1,12 @@
 /* resid.c - the process-wide resource name table (see resid.h). */
 #include "resid.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
+
+#include "grow.h"
 
 struct resid_entry {
     char *name;
@@ -13,7 +16,9 @@ struct resid_entry {
 
 static struct resid_entry *resid_by_name;
 static struct resid_entry **resid_by_id;
-static int32_t resid_n, resid_cap;
+/* Entries of resid_by_id and its slots. Ids are int32_t (ordo_resource_id
+ * of the plugin ABI), so the table stops at INT32_MAX entries. */
+static size_t resid_n, resid_cap;
 
 int32_t resid_lookup(const char *name)
 {
@@ -29,20 +34,14 @@ int32_t resid_intern(const char *name)
     int32_t id = resid_lookup(name);
     if (id != RESID_NONE || !name)
         return id;
-    if (resid_n == resid_cap) {
-        int32_t cap = resid_cap ? resid_cap * 2 : 16;
-        struct resid_entry **v = realloc(resid_by_id, (size_t)cap * sizeof(*v));
-        if (!v)
-            return RESID_NONE;
-        resid_by_id = v;
-        resid_cap = cap;
-    }
+    if (resid_n >= INT32_MAX || GROW_ARRAY(resid_by_id, resid_n, resid_cap) < 0)
+        return RESID_NONE;
     struct resid_entry *e = calloc(1, sizeof(*e));
     if (!e || !(e->name = strdup(name))) {
         free(e);
         return RESID_NONE;
     }
-    e->id = resid_n;
+    e->id = (int32_t)resid_n;
     resid_by_id[resid_n++] = e;
     HASH_ADD_KEYPTR(hh, resid_by_name, e->name, strlen(e->name), e);
     return e->id;
@@ -50,18 +49,18 @@ int32_t resid_intern(const char *name)
 
 const char *resid_name(int32_t id)
 {
-    return id >= 0 && id < resid_n ? resid_by_id[id]->name : NULL;
+    return id >= 0 && (size_t)id < resid_n ? resid_by_id[id]->name : NULL;
 }
 
 int32_t resid_count(void)
 {
-    return resid_n;
+    return (int32_t)resid_n; /* at most INT32_MAX (resid_intern) */
 }
 
 void resid_reset(void)
 {
     HASH_CLEAR(hh, resid_by_name);
-    for (int32_t i = 0; i < resid_n; i++) {
+    for (size_t i = 0; i < resid_n; i++) {
         free(resid_by_id[i]->name);
         free(resid_by_id[i]);
     }

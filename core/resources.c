@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "quantity.h"
 
 enum merge_op { MERGE_ADD, MERGE_SUB, MERGE_MAX };
@@ -109,19 +110,8 @@ int resource_list_set(struct resource_list *l, const char *name, int64_t milli)
         l->items[i].milli = milli;
         return 0;
     }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap : 4;
-        if (l->cap && __builtin_mul_overflow(l->cap, (size_t)2, &cap))
-            return -ENOMEM;
-        if (cap > SIZE_MAX / sizeof(*l->items))
-            return -ENOMEM;
-        struct resource_entry *items =
-            realloc(l->items, cap * sizeof(*l->items));
-        if (!items)
-            return -ENOMEM;
-        l->items = items;
-        l->cap = cap;
-    }
+    if (GROW_ARRAY(l->items, l->n, l->cap) < 0)
+        return -ENOMEM;
     char *copy = strdup(name);
     if (!copy)
         return -ENOMEM;
@@ -145,6 +135,28 @@ static bool apply(enum merge_op op, int64_t a, int64_t b, int64_t *ret)
         *ret = a > b ? a : b;
         return true;
     }
+}
+
+/* Moves *i on to the first name of l not before name; true when it is
+ * name. Walking a sorted list along another's names is linear. */
+static bool seek_name(const struct resource_list *l, size_t *i,
+                      const char *name)
+{
+    while (*i < l->n && strcmp(l->items[*i].name, name) < 0)
+        (*i)++;
+    return *i < l->n && strcmp(l->items[*i].name, name) == 0;
+}
+
+/* In a walk of a and b in name order at a's item i and b's item j: < 0
+ * when a's name comes next, 0 when both lists have it, > 0 for b's. */
+static int next_name(const struct resource_list *a, size_t i,
+                     const struct resource_list *b, size_t j)
+{
+    if (i == a->n)
+        return 1;
+    if (j == b->n)
+        return -1;
+    return strcmp(a->items[i].name, b->items[j].name);
 }
 
 /* dst = op(dst, src) entry by entry, a missing entry counting as zero; names
@@ -171,10 +183,8 @@ static int merge(struct resource_list *dst, const struct resource_list *src,
     size_t missing = 0;
     for (size_t i = 0, j = 0; j < src->n; j++) {
         const struct resource_entry *s = &src->items[j];
-        while (i < dst->n && strcmp(dst->items[i].name, s->name) < 0)
-            i++;
         int64_t cur = 0, v;
-        if (i < dst->n && strcmp(dst->items[i].name, s->name) == 0)
+        if (seek_name(dst, &i, s->name))
             cur = dst->items[i].milli;
         else
             missing++;
@@ -185,8 +195,7 @@ static int merge(struct resource_list *dst, const struct resource_list *src,
     if (missing == 0) {
         /* Pass 2, in place: every src name is already in dst. */
         for (size_t i = 0, j = 0; j < src->n; j++) {
-            while (strcmp(dst->items[i].name, src->items[j].name) < 0)
-                i++;
+            seek_name(dst, &i, src->items[j].name); /* always found */
             apply(op, dst->items[i].milli, src->items[j].milli,
                   &dst->items[i].milli);
         }
@@ -203,12 +212,9 @@ static int merge(struct resource_list *dst, const struct resource_list *src,
         goto oom;
     size_t n_copies = 0;
     for (size_t i = 0, j = 0; j < src->n; j++) {
-        const char *name = src->items[j].name;
-        while (i < dst->n && strcmp(dst->items[i].name, name) < 0)
-            i++;
-        if (i < dst->n && strcmp(dst->items[i].name, name) == 0)
+        if (seek_name(dst, &i, src->items[j].name))
             continue;
-        copies[n_copies] = strdup(name);
+        copies[n_copies] = strdup(src->items[j].name);
         if (!copies[n_copies])
             goto oom;
         n_copies++;
@@ -216,13 +222,7 @@ static int merge(struct resource_list *dst, const struct resource_list *src,
 
     size_t i = 0, j = 0, k = 0, c_next = 0;
     while (i < dst->n || j < src->n) {
-        int c;
-        if (i == dst->n)
-            c = 1;
-        else if (j == src->n)
-            c = -1;
-        else
-            c = strcmp(dst->items[i].name, src->items[j].name);
+        int c = next_name(dst, i, src, j);
         if (c < 0) {
             items[k] = dst->items[i++];
         } else if (c == 0) {
@@ -285,14 +285,8 @@ int resource_list_cmp(const struct resource_list *a,
     bool less = false, greater = false;
     size_t i = 0, j = 0;
     while (i < a->n || j < b->n) {
-        int c;
+        int c = next_name(a, i, b, j);
         int64_t va = 0, vb = 0;
-        if (i == a->n)
-            c = 1;
-        else if (j == b->n)
-            c = -1;
-        else
-            c = strcmp(a->items[i].name, b->items[j].name);
         if (c <= 0)
             va = a->items[i++].milli;
         if (c >= 0)

@@ -104,7 +104,9 @@ int strmap_set(struct strmap *m, struct arena *a, const char *key,
         m->items[at].value = value;
         return 0;
     }
-    /* The capacity is implied by n: 4, then the power of two >= n. */
+    /* The capacity is implied by n: 4, then the power of two >= n. The
+     * items live in the arena, which cannot grow a block: GROW_ARRAY's
+     * realloc cannot apply, and the old copy stays behind. */
     if (m->n == 0 || (m->n >= 4 && (m->n & (m->n - 1)) == 0)) {
         size_t cap = m->n ? m->n * 2 : 4;
         struct strmap_entry *items = arena_calloc(a, cap, sizeof(*items));

@@ -6,6 +6,8 @@ UNIT_TESTS = \
 	tests/unit/test_resources \
 	tests/unit/test_labels \
 	tests/unit/test_doc \
+	tests/unit/test_doc_yaml \
+	tests/unit/test_doc_json \
 	tests/unit/test_decode \
 	tests/unit/test_manifest \
 	tests/unit/test_log \
@@ -34,9 +36,17 @@ tests_unit_test_resources_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_labels_SOURCES = tests/unit/test_labels.c
 tests_unit_test_labels_LDADD = $(UNIT_LDADD)
 tests_unit_test_labels_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_doc_SOURCES = tests/unit/test_doc.c
+tests_unit_test_doc_SOURCES = tests/unit/test_doc.c tests/unit/doc_helpers.h
 tests_unit_test_doc_LDADD = $(UNIT_LDADD)
 tests_unit_test_doc_CFLAGS = $(UNIT_CFLAGS) $(YAML_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_test_doc_yaml_SOURCES = tests/unit/test_doc_yaml.c \
+	tests/unit/doc_helpers.h
+tests_unit_test_doc_yaml_LDADD = $(UNIT_LDADD)
+tests_unit_test_doc_yaml_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_doc_json_SOURCES = tests/unit/test_doc_json.c \
+	tests/unit/doc_helpers.h
+tests_unit_test_doc_json_LDADD = $(UNIT_LDADD)
+tests_unit_test_doc_json_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_decode_SOURCES = tests/unit/test_decode.c
 tests_unit_test_decode_LDADD = $(UNIT_LDADD)
 tests_unit_test_decode_CFLAGS = $(UNIT_CFLAGS)
@@ -222,7 +232,7 @@ TESTS += tests/scenarios/run_scenarios
 EXTRA_DIST += tests/scenarios
 
 CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
-	tests/cli/test_host_checks.sh
+	tests/cli/test_host_checks.sh tests/cli/test_layers.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
@@ -231,6 +241,7 @@ AM_TESTS_ENVIRONMENT = \
 	ORDO_SCENARIOS='$(abs_top_srcdir)/tests/scenarios'; export ORDO_SCENARIOS; \
 	ORDO_ABI_FIXTURES='$(abs_top_builddir)/tests/abi/.libs'; export ORDO_ABI_FIXTURES; \
 	ORDO_SRCDIR='$(abs_top_srcdir)'; export ORDO_SRCDIR; \
+	ORDO_BUILDDIR='$(abs_top_builddir)'; export ORDO_BUILDDIR; \
 	ORDO_BUILD_PLUGIN_DIR='$(abs_top_builddir)/plugins/.libs'; export ORDO_BUILD_PLUGIN_DIR; \
 	ASAN_OPTIONS=detect_leaks=1; export ASAN_OPTIONS; \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS;

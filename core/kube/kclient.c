@@ -275,6 +275,8 @@ static size_t kevict_write(char *ptr, size_t size, size_t nmemb, void *userdata)
         ev->too_large = true;
         return 0; /* not n: curl fails the transfer with a write error */
     }
+    /* Not GROW_ARRAY: a chunk of any size must fit at once, and the
+     * buffer never grows past the limit. */
     if (ev->len + n + 1 > ev->cap) {
         size_t cap = ev->cap ? ev->cap : 4096;
         while (cap < ev->len + n + 1)
