@@ -75,7 +75,10 @@ tests_unit_test_quota_tree_SOURCES = tests/unit/test_quota_tree.c
 tests_unit_test_quota_tree_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_quota_tree_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
-	sched/backend/sim/sim_report.c sched/backend/sim/sim_plot.c sched/backend/sim/sim.h
+	sched/backend/sim/sim_report.c sched/backend/sim/sim_plot.c \
+	sched/backend/sim/sim_plot_usage.c sched/backend/sim/sim_plot_timeline.c \
+	sched/backend/sim/sim_plot_svg.c \
+	sched/backend/sim/sim_plot_int.h sched/backend/sim/sim.h
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
 tests_unit_test_sim_check_SOURCES = tests/unit/test_sim_check.c
@@ -222,7 +225,7 @@ TESTS += tests/scenarios/run_scenarios
 EXTRA_DIST += tests/scenarios
 
 CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
-	tests/cli/test_host_checks.sh
+	tests/cli/test_host_checks.sh tests/cli/test_layers.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
@@ -232,8 +235,17 @@ AM_TESTS_ENVIRONMENT = \
 	ORDO_ABI_FIXTURES='$(abs_top_builddir)/tests/abi/.libs'; export ORDO_ABI_FIXTURES; \
 	ORDO_SRCDIR='$(abs_top_srcdir)'; export ORDO_SRCDIR; \
 	ORDO_BUILD_PLUGIN_DIR='$(abs_top_builddir)/plugins/.libs'; export ORDO_BUILD_PLUGIN_DIR; \
+	ORDO_CC='$(CC)'; export ORDO_CC; \
+	ORDO_SIM_CPPFLAGS='$(LAYERS_SIM_CPPFLAGS)'; export ORDO_SIM_CPPFLAGS; \
+	ORDO_ALL_CPPFLAGS='$(LAYERS_ALL_CPPFLAGS)'; export ORDO_ALL_CPPFLAGS; \
 	ASAN_OPTIONS=detect_leaks=1; export ASAN_OPTIONS; \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS;
+
+# test_layers.sh compiles probes with the simulator's include path and
+# with every folder's (the -D flags, which carry quotes, left out).
+LAYERS_SIM_CPPFLAGS = \
+	$(filter-out -D%,$(sched_backend_sim_libordo_sim_la_CPPFLAGS))
+LAYERS_ALL_CPPFLAGS = $(filter-out -D%,$(AM_CPPFLAGS))
 
 # ---- fuzzing ------------------------------------------------------------
 # `make fuzz`: each target of tests/fuzz is built with clang's libFuzzer
@@ -260,6 +272,7 @@ FUZZ_PLUGINS = $(patsubst plugins/%.la,tests/fuzz/plugins/%.so, \
 	$(plugin_LTLIBRARIES))
 FUZZ_HDRS = $(wildcard $(top_srcdir)/core/*.h $(top_srcdir)/core/kube/*.h \
 	$(top_srcdir)/sched/*.h $(top_srcdir)/sched/*/*.h $(top_srcdir)/sched/backend/*/*.h \
+	$(top_srcdir)/sched/cache/private/*.h \
 	$(top_srcdir)/core/include/ordo/*.h $(top_srcdir)/plugins/*/*.h)
 
 $(FUZZ_OBJS): tests/fuzz/obj/%.o: $(top_srcdir)/%.c $(FUZZ_HDRS)

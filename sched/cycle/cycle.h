@@ -4,7 +4,7 @@
 #ifndef ORDO_CYCLE_H
 #define ORDO_CYCLE_H
 
-#include "scheduler.h"
+#include "scheduler_int.h"
 
 struct arena;
 

@@ -215,9 +215,7 @@ void place_bind(struct ordo_cycle *cy, struct pod **pods, struct node **nodes,
 {
     for (size_t i = 0; i < n; i++) {
         pods[i]->node = nodes[i];
-        pods[i]->ran_on = nodes[i];
         pod_set_state(cy->c, pods[i], PODSTATE_BOUND);
-        pods[i]->bound_at_ns = cy->c->now_ns;
         int r = cy->s->backend->bind(cy->s->backend_data, pods[i], nodes[i]);
         if (r < 0) {
             LOG_E("binding pod %s to node %s failed: %s; it will be retried",

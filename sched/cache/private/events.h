@@ -1,0 +1,49 @@
+/* events.h - what a backend reports, applied to the cache (events.c): the
+ * one dispatcher above the store, workload assembly and the queues. The
+ * line (scheduler.c) calls these for the events of scheduler.h; tests call
+ * them on a bare cluster. Private to the cache and the line. */
+#ifndef ORDO_EVENTS_H
+#define ORDO_EVENTS_H
+
+#include "queues.h"
+
+/* Takes ownership of o and files it. Pods are attached to their workload
+ * (or become one); Jobs and JobSets become workloads. An object of the
+ * Kueue kinds, a Namespace or a PriorityClass that exists already is
+ * replaced. Returns 0, -EEXIST (a Node, Pod, Job or JobSet of that key is
+ * there already; o is freed) or -ENOMEM. */
+int cluster_add(struct cluster *c, struct object *o);
+
+/* An object changed (takes o). One not known is added. 0, -ENOTSUP (the
+ * change of a Node, Pod, Job or JobSet is not applied; o freed) or
+ * -ENOMEM. */
+int cluster_update(struct cluster *c, struct object *o);
+
+/* The object of kind and key is gone. One not known is no change.
+ * 0 or -ENOTSUP. */
+int cluster_delete(struct cluster *c, enum object_kind kind, const char *key);
+
+/* Brings queues up to date after a batch of events: rebuilds ClusterQueues
+ * when Kueue objects arrived, else queues new workloads. 0 or -ENOMEM. */
+int cluster_sync(struct cluster *c);
+
+/* Brings the progress of every workload that changed since the last call
+ * up to date (workload_progress), in creation order. 0 or -ENOMEM. */
+int cluster_progress_changed(struct cluster *c);
+
+/* Pod p failed (or its eviction ended it): it leaves its node and counts as
+ * failed; when the last pod of an evicting workload is gone, the workload
+ * gives its quota back and queues again. */
+void cluster_pod_gone(struct cluster *c, struct pod *p);
+
+/* Pod p succeeded: it leaves its node (where it ran stays p->node). */
+void cluster_pod_succeeded(struct cluster *c, struct pod *p);
+
+/* The status of the Job or JobSet of kind and key is st: its workload's
+ * progress follows (workload_progress). 0, -ENOENT (no such object) or
+ * -EINVAL (st does not fit the object: a JobSet status listing more
+ * replicated jobs than it has). */
+int cluster_job_status(struct cluster *c, enum object_kind kind,
+                       const char *key, const struct job_status *st);
+
+#endif
