@@ -44,7 +44,8 @@ sched_cache_libordo_cache_la_SOURCES = \
 	%reldir%/cache/cluster.h %reldir%/cache/quota_tree.h \
 	%reldir%/cache/quota_tree.c %reldir%/cache/qtree_share.c \
 	%reldir%/cache/private/qtree_build.h %reldir%/cache/private/qtree_math.h \
-	%reldir%/cache/cluster.c %reldir%/cache/private/store.h \
+	%reldir%/cache/cluster.c %reldir%/cache/nodes.c %reldir%/cache/removal.c \
+	%reldir%/cache/private/store.h \
 	%reldir%/cache/workload.c %reldir%/cache/queueing.c \
 	%reldir%/cache/private/workload.h \
 	%reldir%/cache/queues.c %reldir%/cache/private/queues.h \
@@ -75,6 +76,7 @@ noinst_LTLIBRARIES += sched/backend/sim/libordo-sim.la
 sched_backend_sim_libordo_sim_la_SOURCES = \
 	%reldir%/backend/sim/sim.c %reldir%/backend/sim/sim.h \
 	%reldir%/backend/sim/sim_int.h %reldir%/backend/sim/sim_events.c \
+	%reldir%/backend/sim/sim_load.c \
 	%reldir%/backend/sim/sim_pods.c %reldir%/backend/sim/sim_jobs.c \
 	%reldir%/backend/sim/sim_check.c %reldir%/backend/sim/sim_report.c \
 	%reldir%/backend/sim/sim_plot.c %reldir%/backend/sim/sim_plot_int.h \

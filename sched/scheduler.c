@@ -78,8 +78,7 @@ int scheduler_take_usage_changed(struct scheduler *s, const struct cq ***ret,
     return r;
 }
 
-/* ---- events in ------------------------------------------------------------
- */
+/* ---- events in ---------------------------------------------------------- */
 
 int scheduler_clock(struct scheduler *s, int64_t now_ns)
 {
@@ -165,12 +164,60 @@ int scheduler_evict_outcome(struct scheduler *s, const char *key,
     return 0;
 }
 
+/* Stops admitted workload w (its Job changed under it, see events.c): its
+ * pods are evicted through the backend, and when they are gone it queues
+ * again as a new workload. */
+static void stop_workload(struct scheduler *s, struct workload *w)
+{
+    w->stopping = false;
+    if (w->state != WL_ADMITTED || w->evicting)
+        return;
+    snprintf(w->evicted_by, sizeof(w->evicted_by),
+             "its %s changed (Kueue makes it a new workload)",
+             workload_kind_name(w->kind));
+    w->evict_class = NULL;
+    w->evicting = true;
+    w->spares_preemptor = false;
+    w->evicted_by_preemptor = false;
+    w->evicted_ns = s->cluster.now_ns;
+    s->evictions++;
+    LOG_V(2, "stopping workload wl=\"%s\" by=\"%s\"", w->key, w->evicted_by);
+    /* Kueue suspends a job it resumed: its controller makes no new pods
+     * until the workload is admitted again. */
+    if (w->resumes)
+        w->suspended = true;
+    bool any = false;
+    for (size_t i = 0; i < w->n_pods; i++)
+        any |= w->pods[i]->state == PODSTATE_BOUND;
+    if (!any) {
+        workload_requeue_evicted(&s->cluster, w);
+        return;
+    }
+    /* The pods go through the backend; the last one gone requeues it. */
+    for (size_t i = 0; i < w->n_pods && w->evicting; i++) {
+        struct pod *p = w->pods[i];
+        if (p->state != PODSTATE_BOUND)
+            continue;
+        int r = s->backend->evict ? s->backend->evict(s->backend_data, p)
+                                  : -ENOTSUP;
+        if (r < 0) {
+            snprintf(w->evict_note, sizeof(w->evict_note),
+                     "pod %s: eviction not started: %s", p->key, strerror(-r));
+            LOG_E("evicting pod %s failed: %s", p->key, strerror(-r));
+        }
+    }
+}
+
 int scheduler_run(struct scheduler *s)
 {
-    int total = 0, r = cluster_sync(&s->cluster);
+    struct cluster *c = &s->cluster;
+    int total = 0, r = cluster_sync(c);
+    for (size_t i = 0; r == 0 && i < c->n_to_stop; i++)
+        stop_workload(s, c->to_stop[i]);
+    c->n_to_stop = 0;
     /* What the events changed decides first: quota given back, workloads
      * finished. */
-    if (r < 0 || (r = cluster_progress_changed(&s->cluster)) < 0)
+    if (r < 0 || (r = cluster_progress_changed(c)) < 0)
         return r;
     for (int i = 0; i < CYCLES_PER_RUN_MAX; i++) {
         r = cluster_sync(&s->cluster);

@@ -18,7 +18,11 @@ UNIT_TESTS = \
 	tests/unit/test_kube_evict \
 	tests/unit/test_strmap \
 	tests/unit/test_decode_limits \
-	tests/unit/test_decode_time
+	tests/unit/test_decode_time \
+	tests/unit/test_events_nodes \
+	tests/unit/test_events_jobs \
+	tests/unit/test_events_queues \
+	tests/unit/test_events_meta
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -84,6 +88,25 @@ tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
 tests_unit_test_sim_check_SOURCES = tests/unit/test_sim_check.c
 tests_unit_test_sim_check_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_sim_check_CFLAGS = $(UNIT_CFLAGS)
+# The events-in interface, through scheduler.h on an in-process scheduler
+# with the real plugins (events_helpers.h).
+EVENTS_TEST_SRCS = tests/unit/events_helpers.h tests/unit/test_helpers.h
+tests_unit_test_events_nodes_SOURCES = tests/unit/test_events_nodes.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_nodes_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_nodes_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_events_jobs_SOURCES = tests/unit/test_events_jobs.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_jobs_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_jobs_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_events_queues_SOURCES = tests/unit/test_events_queues.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_queues_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_queues_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_events_meta_SOURCES = tests/unit/test_events_meta.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_meta_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_meta_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cluster_scale_SOURCES = tests/unit/test_cluster_scale.c
 tests_unit_test_cluster_scale_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_cluster_scale_CFLAGS = $(UNIT_CFLAGS)

@@ -1,9 +1,9 @@
-/* cluster.c - the store (see private/store.h): objects by key, nodes,
- * pods, workloads and ClusterQueues, node and quota accounting, pod counts
- * and the lists the line and the cycle work from. It decides nothing and
- * calls nothing above it: workload assembly is in workload.c, queueing in
- * queueing.c, ClusterQueues and the quota tree in queues.c, events in
- * events.c. */
+/* cluster.c - the store (see private/store.h): objects by key, pods,
+ * workloads and ClusterQueues, quota accounting, pod counts and the lists
+ * the line and the cycle work from. It decides nothing and calls nothing
+ * above it: nodes and their room are in nodes.c, what leaves the store in
+ * removal.c, workload assembly in workload.c, queueing in queueing.c,
+ * ClusterQueues and the quota tree in queues.c, events in events.c. */
 #include "store.h"
 
 #include <errno.h>
@@ -98,23 +98,49 @@ void workload_free(struct workload *w)
     free(w->held_pods);
     free(w->held_nodes);
     free(w->pods);
+    for (size_t i = 0; i < w->n_kept; i++)
+        object_free(w->kept[i]);
+    free(w->kept);
     free(w->key);
     free(w->ns);
     free(w->local_queue);
     free(w);
 }
 
+void cluster_pod_free(struct pod *p)
+{
+    if (!p)
+        return;
+    object_free(p->obj);
+    free(p->request);
+    free(p->key);
+    free(p);
+}
+
 void cluster_release(struct cluster *c)
 {
     qtree_release(&c->tree); /* before the ClusterQueues it points to */
+    for (size_t i = 0; i < c->n_dead_pods; i++)
+        cluster_pod_free(c->dead_pods[i]);
+    for (size_t i = 0; i < c->n_dead_wls; i++)
+        workload_free(c->dead_wls[i]);
+    for (size_t i = 0; i < c->n_retired_nodes; i++)
+        node_free(c->retired_nodes[i]);
+    for (size_t i = 0; i < c->n_retired_cqs; i++) {
+        object_free(c->retired_cqs[i]->obj);
+        cq_free(c->retired_cqs[i]);
+    }
+    free(c->dead_pods);
+    free(c->dead_wls);
+    free(c->compact);
+    free(c->retired_nodes);
+    free(c->retired_cqs);
+    free(c->to_stop);
     struct pod *p, *ptmp;
     HASH_ITER(hh, c->pods, p, ptmp)
     {
         HASH_DEL(c->pods, p);
-        object_free(p->obj);
-        free(p->request);
-        free(p->key);
-        free(p);
+        cluster_pod_free(p);
     }
     struct workload *w, *wtmp;
     HASH_ITER(hh, c->workloads, w, wtmp)
@@ -301,92 +327,6 @@ int cluster_index_put(struct obj_entry **index, struct object *o)
     return 0;
 }
 
-/* Grows a per-resource-id array to n slots, zero-filling. */
-static int grow_ids(int64_t **v, int32_t old_n, int32_t n)
-{
-    if (n <= old_n)
-        return 0;
-    int64_t *nv = realloc(*v, (size_t)n * sizeof(*nv));
-    if (!nv)
-        return -ENOMEM;
-    memset(nv + old_n, 0, (size_t)(n - old_n) * sizeof(*nv));
-    *v = nv;
-    return 0;
-}
-
-/* Makes room in a node for every interned resource id. */
-static int node_fit_ids(struct node *n)
-{
-    int32_t count = resid_count();
-    if (grow_ids(&n->alloc, n->n_ids, count) < 0 ||
-        grow_ids(&n->used, n->n_ids, count) < 0)
-        return -ENOMEM;
-    if (count > n->n_ids)
-        n->n_ids = count;
-    return 0;
-}
-
-int cluster_node_add(struct cluster *c, struct object *o)
-{
-    if (cluster_node(c, o->meta.name)) {
-        object_free(o);
-        return -EEXIST;
-    }
-    struct node *n = calloc(1, sizeof(*n));
-    if (!n || !(n->name = strdup(o->meta.name)))
-        goto oom;
-    const struct resource_list *al = &o->u.node.allocatable;
-    for (size_t i = 0; i < al->n; i++)
-        if (resid_intern(al->items[i].name) < 0)
-            goto oom;
-    if (node_fit_ids(n) < 0)
-        goto oom;
-    for (size_t i = 0; i < al->n; i++)
-        n->alloc[resid_lookup(al->items[i].name)] = al->items[i].milli;
-    /* A node that does not say how many pods it takes gets the kubelet's
-     * default maxPods. */
-    if (!resource_list_has(al, RESOURCE_PODS)) {
-        int32_t id = resid_intern(RESOURCE_PODS);
-        if (id < 0 || node_fit_ids(n) < 0)
-            goto oom;
-        n->alloc[id] = 110 * 1000;
-    }
-    if (GROW_ARRAY(c->nodes_v, c->n_nodes, c->cap_nodes) < 0)
-        goto oom;
-    n->obj = o;
-    n->index = c->n_nodes;
-    c->nodes_v[c->n_nodes++] = n;
-    HASH_ADD_KEYPTR(hh, c->nodes, n->name, strlen(n->name), n);
-    /* New room: workloads parked for lack of it may fit now. */
-    cluster_wake_parked(c);
-    return 0;
-oom:
-    if (n) {
-        free(n->alloc);
-        free(n->used);
-        free(n->name);
-        free(n);
-    }
-    object_free(o);
-    return -ENOMEM;
-}
-
-int64_t node_free_capacity(const struct node *n, int32_t id)
-{
-    if (id < 0 || id >= n->n_ids)
-        return 0;
-    return sat_sub64(n->alloc[id], n->used[id]);
-}
-
-int node_charge(struct node *n, const struct pod *p, int sign)
-{
-    if (node_fit_ids(n) < 0)
-        return -ENOMEM;
-    for (int32_t id = 0; id < p->n_ids && id < n->n_ids; id++)
-        n->used[id] = sat_add64(n->used[id], sign * p->request[id]);
-    return 0;
-}
-
 int cluster_flavor_put(struct cluster *c, struct object *o)
 {
     struct flavor *f = cluster_flavor(c, o->meta.name);
@@ -463,6 +403,8 @@ void workload_count_pod(struct workload *w, const struct pod *p, int sign)
         break;
     case PODSTATE_FAILED:
         s->n_failed += d;
+        break;
+    case PODSTATE_GONE:
         break;
     }
 }
@@ -603,64 +545,6 @@ int cluster_mark_fresh(struct cluster *c, struct workload *w)
         return -ENOMEM;
     c->fresh[c->n_fresh++] = w;
     return 0;
-}
-
-/* ---- node room held for a workload --------------------------------------- */
-
-int cluster_hold_room(struct workload *w, struct pod **pods,
-                      struct node **nodes, size_t n, bool planned)
-{
-    struct pod **hp = malloc((n ? n : 1) * sizeof(*hp));
-    struct node **hn = malloc((n ? n : 1) * sizeof(*hn));
-    if (!hp || !hn) {
-        free(hp);
-        free(hn);
-        return -ENOMEM;
-    }
-    memcpy(hp, pods, n * sizeof(*hp));
-    memcpy(hn, nodes, n * sizeof(*hn));
-    cluster_release_room(w);
-    w->held_pods = hp;
-    w->held_nodes = hn;
-    w->n_held = n;
-    w->held_planned = planned;
-    return 0;
-}
-
-void cluster_release_room(struct workload *w)
-{
-    for (size_t k = 0; k < w->n_held; k++) {
-        node_charge(w->held_nodes[k], w->held_pods[k], -1);
-        if (w->held_planned)
-            cluster_planned_pod_free(w->held_pods[k]);
-    }
-    free(w->held_pods);
-    free(w->held_nodes);
-    w->held_pods = NULL;
-    w->held_nodes = NULL;
-    w->n_held = 0;
-    w->held_planned = false;
-}
-
-void cluster_release_planned(struct workload *w, uint32_t ps, uint32_t k)
-{
-    if (!w->held_planned)
-        return;
-    size_t keep = 0;
-    for (size_t i = 0; i < w->n_held; i++) {
-        struct pod *p = w->held_pods[i];
-        if (k > 0 && p->podset == ps) {
-            node_charge(w->held_nodes[i], p, -1);
-            cluster_planned_pod_free(p);
-            k--;
-            continue;
-        }
-        w->held_pods[keep] = p;
-        w->held_nodes[keep++] = w->held_nodes[i];
-    }
-    w->n_held = keep;
-    if (keep == 0)
-        cluster_release_room(w);
 }
 
 /* ---- ClusterQueues: pending and admitted workloads, quota usage ---------- */

@@ -47,6 +47,10 @@ struct ordo_plugin;
 struct flavor {
     char *name;
     struct object *obj; /* NULL when referenced but missing */
+    /* Deleted while admitted workloads use it: it stays (Kueue's
+     * resource-in-use finalizer) until they are gone, and no ClusterQueue
+     * that lists it admits meanwhile. */
+    bool terminating;
     UT_hash_handle hh;
 };
 
@@ -57,6 +61,9 @@ struct node {
     int64_t *used;  /* bound and assumed pods */
     int32_t n_ids;  /* slots in alloc/used */
     uint32_t index; /* position in cluster.nodes_v */
+    /* Deleted: out of nodes_v and the hash, kept for the pods still bound
+     * to it until they are gone (freed with the cluster). */
+    bool retired;
     UT_hash_handle hh;
 };
 
@@ -64,7 +71,8 @@ enum pod_phase_sim {
     PODSTATE_PENDING = 0, /* no node yet */
     PODSTATE_BOUND,       /* bound (or assumed) to a node, running */
     PODSTATE_SUCCEEDED,
-    PODSTATE_FAILED
+    PODSTATE_FAILED,
+    PODSTATE_GONE /* deleted: out of the store, freed at the next batch */
 };
 
 struct pod {
@@ -157,6 +165,13 @@ struct workload {
     bool complete;
     /* A pod of its group said kueue.x-k8s.io/retriable-in-group "false". */
     bool not_retriable;
+    /* Its Job or JobSet was deleted: it goes when its pods are gone. */
+    bool deleting;
+    /* Out of the store (deleted), freed at the next batch. */
+    bool dead;
+    /* Admitted, its Job's pod counts changed: Kueue makes it a new
+     * workload, so it is stopped and queued again with the new counts. */
+    bool respec, stopping;
     char evicted_by[128]; /* last preemptor, for the record */
     const char *evict_class; /* Kueue's Preempted reason (static), or NULL */
     /* How its pods went at the last eviction (the backend's word: deleted,
@@ -184,9 +199,15 @@ struct workload {
     bool parked;
     bool ns_mismatch; /* its namespace fails its ClusterQueue's selector */
     uint64_t parked_gen;
-    /* Pods that belong to it, in creation order. */
+    /* Pods that belong to it, in creation order; n_dead of them are gone
+     * (PODSTATE_GONE) until the next batch takes them out. */
     size_t n_pods, cap_pods;
     struct pod **pods;
+    uint32_t n_dead;
+    /* Objects of its deleted or replaced pods (or of its deleted Job) that
+     * top and the pod sets' specs point into: freed with it. */
+    struct object **kept;
+    size_t n_kept, cap_kept;
     /* Of them, whatever their pod set: bound, succeeded, failed (or
      * gone). */
     uint32_t pods_bound, pods_succeeded, pods_failed;
@@ -221,6 +242,9 @@ struct cq {
     uint32_t index;          /* position in cluster.cqs_v */
     bool active;
     char inactive_reason[160];
+    /* Deleted while workloads are admitted to it (Kueue's finalizer): it
+     * admits nothing and goes when they are gone. */
+    bool terminating;
     /* Parked workloads may fit again when cq_requeue_gen() moves past the
      * value they were parked at: this queue's own bumps (rebuilds) plus
      * the cluster's wake-ups since it joined cqs_v (wake_base). */
@@ -228,6 +252,7 @@ struct cq {
     bool in_v;          /* has been in cqs_v (wake_base is set) */
     bool busy;          /* listed in cluster.busy */
     bool usage_changed; /* listed in cluster.usage_changed */
+    bool sweep;         /* events.c: its pending list is being filtered */
     /* Pending workloads, kept sorted by the QUEUE plugin. */
     size_t n_pending, cap_pending;
     struct workload **pending;
@@ -295,6 +320,27 @@ struct cluster {
     /* Workloads with `preempting` set (cycle_set_preempting): when 0,
      * a queue's head is the first workload that can go. */
     uint32_t n_preempting;
+    /* Deleted pods and workloads, and workloads with deleted pods: freed
+     * and compacted by the next batch (cluster_purge), so that pointers
+     * held during a cycle stay valid. */
+    struct pod **dead_pods;
+    size_t n_dead_pods, cap_dead_pods;
+    struct workload **dead_wls;
+    size_t n_dead_wls, cap_dead_wls;
+    struct workload **compact;
+    size_t n_compact, cap_compact;
+    /* Deleted nodes and ClusterQueues that something may still point to:
+     * freed with the cluster. */
+    struct node **retired_nodes;
+    size_t n_retired_nodes, cap_retired_nodes;
+    struct cq **retired_cqs;
+    size_t n_retired_cqs, cap_retired_cqs;
+    /* Admitted workloads the line must stop (their pods evicted through the
+     * backend) before the next cycle. */
+    struct workload **to_stop;
+    size_t n_to_stop, cap_to_stop;
+    /* ClusterQueues, ResourceFlavors and workloads waiting to go. */
+    uint32_t n_terminating;
 };
 
 /* What a Job's or JobSet's status says (the Kubernetes API's): a Job's

@@ -11,8 +11,7 @@
 #include "qtree_math.h"
 #include "resid.h"
 
-/* ---- fair sharing ----------------------------------------------------------
- */
+/* ---- fair sharing ------------------------------------------------------- */
 
 int64_t qtree_usage_reaching(const struct qnode *from, const struct qnode *to,
                              int i, int64_t val)

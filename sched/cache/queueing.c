@@ -313,6 +313,9 @@ int workload_enqueue(struct cluster *c, struct workload *w)
         return 0;
     w->cq = q;
     w->queued = true;
+    /* Parked in a queue's generation, which means nothing in another (or
+     * a rebuilt) one: tried again, as a rebuild tries every parked one. */
+    w->parked = false;
     return cq_queue_push(c, q, w);
 }
 
@@ -327,6 +330,12 @@ static void release_admission(struct workload *w)
 
 void workload_requeue_evicted(struct cluster *c, struct workload *w)
 {
+    if (w->deleting) {
+        /* Its Job is gone, and now its pods: so is it. */
+        w->evicting = false;
+        (void)cluster_workload_unlink(c, w); /* out of memory: it stays */
+        return;
+    }
     release_admission(w);
     cluster_release_room(w);
     for (uint32_t ps = 0; ps < w->n_podsets; ps++)
@@ -362,8 +371,27 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
          * (podset_for_pod); the evicted ones no longer count. */
         for (uint32_t ps = 0; ps < w->n_podsets; ps++)
             w->podsets[ps].count = 0;
+    if (w->respec) {
+        /* Stopped because its Job changed: the new workload Kueue makes
+         * has the new counts and queues from now. */
+        (void)workload_apply_spec(w); /* out of memory: the old counts */
+        w->queue_ns = c->now_ns;
+    }
     workload_enqueue(c, w);
     cluster_wake_parked(c);
+}
+
+int workload_requeue(struct cluster *c, struct workload *w)
+{
+    if (w->state != WL_PENDING)
+        return 0;
+    if (w->queued && w->cq)
+        cq_queue_remove(w->cq, w);
+    w->queued = false;
+    int r = workload_enqueue(c, w);
+    if (w->cq)
+        w->cq->requeue_gen++; /* parked ones there get another try */
+    return r;
 }
 
 void workload_finish(struct cluster *c, struct workload *w)

@@ -11,17 +11,20 @@
 #include "grow.h"
 #include "resid.h"
 
-/* Fills a pod set from a pod spec: per-pod request as resource ids. */
-static int podset_init(struct podset *s, const char *name, uint32_t count,
-                       const struct pod_spec *spec)
+/* Sets a pod set's count and template: per-pod request as resource ids
+ * (its pods' counts stay). */
+static int podset_set_spec(struct podset *s, uint32_t count,
+                           const struct pod_spec *spec)
 {
-    s->name = strdup(name);
+    free(s->req_ids);
+    free(s->req_milli);
     s->count = count;
     s->spec = spec;
+    s->n_req = 0;
     size_t n = spec->requests.n;
     s->req_ids = calloc(n ? n : 1, sizeof(*s->req_ids));
     s->req_milli = calloc(n ? n : 1, sizeof(*s->req_milli));
-    if (!s->name || !s->req_ids || !s->req_milli)
+    if (!s->req_ids || !s->req_milli)
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         /* Zero requests stay: a resource the ClusterQueue covers gets a
@@ -34,6 +37,15 @@ static int podset_init(struct podset *s, const char *name, uint32_t count,
         s->req_milli[s->n_req++] = e->milli;
     }
     return 0;
+}
+
+static int podset_init(struct podset *s, const char *name, uint32_t count,
+                       const struct pod_spec *spec)
+{
+    s->name = strdup(name);
+    if (!s->name)
+        return -ENOMEM;
+    return podset_set_spec(s, count, spec);
 }
 
 /* Priority: WorkloadPriorityClass label, then the pod template's
@@ -390,3 +402,61 @@ oom:
     return -ENOMEM;
 }
 
+
+/* ---- changes ------------------------------------------------------------ */
+
+/* The pod set count the spec of Job or JobSet o asks for, ps being a
+ * replicated job of a JobSet: a Job's parallelism, replicas x parallelism. */
+static uint64_t owner_count(const struct object *o, uint32_t ps)
+{
+    if (o->kind == OBJ_JOB)
+        return (uint32_t)o->u.job.spec.parallelism;
+    const struct replicated_job *rj = &o->u.jobset.replicated_jobs[ps];
+    return (uint64_t)rj->replicas * (uint64_t)rj->spec.parallelism;
+}
+
+static const struct pod_spec *owner_template(const struct object *o,
+                                             uint32_t ps)
+{
+    return o->kind == OBJ_JOB
+               ? &o->u.job.spec.template.spec
+               : &o->u.jobset.replicated_jobs[ps].spec.template.spec;
+}
+
+int workload_apply_spec(struct workload *w)
+{
+    const struct object *o = w->top;
+    w->pods_wanted = 0;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
+        uint64_t count = owner_count(o, ps);
+        w->pods_wanted += count;
+        if (podset_set_spec(&w->podsets[ps],
+                            count > UINT32_MAX ? UINT32_MAX : (uint32_t)count,
+                            owner_template(o, ps)) < 0)
+            return -ENOMEM;
+    }
+    w->over_cap = w->pods_wanted > WORKLOAD_PODS_MAX;
+    w->respec = false;
+    return 0;
+}
+
+bool workload_set_top(struct workload *w, struct object *o)
+{
+    bool counts = false;
+    w->top = o;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
+        w->podsets[ps].spec = owner_template(o, ps);
+        counts |= owner_count(o, ps) != w->podsets[ps].count;
+    }
+    return counts;
+}
+
+void workload_repoint_pod(struct workload *w, const struct object *old,
+                          struct object *o)
+{
+    if (w->top == old)
+        w->top = o;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        if (w->podsets[ps].spec == &old->u.pod.spec)
+            w->podsets[ps].spec = &o->u.pod.spec;
+}

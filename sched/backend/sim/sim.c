@@ -20,7 +20,7 @@
 #include "resid.h"
 #include "sim_int.h"
 
-/* ---- the backend ---------------------------------------------------------- */
+/* ---- the backend -------------------------------------------------------- */
 
 static int sim_bind(void *data, const struct pod *p, const struct node *n)
 {
@@ -30,13 +30,17 @@ static int sim_bind(void *data, const struct pod *p, const struct node *n)
     return sp ? sim_pod_started(sm, sp, n->name) : -ENOENT;
 }
 
-/* The kubelet deletes an evicted pod at once (sim_pod_evicted). */
+/* The kubelet deletes an evicted pod at once; its Job controller makes a
+ * new one at its next look. */
 static int sim_evict(void *data, const struct pod *p)
 {
     struct sim *sm = data;
     LOG_V(3, "evict pod=\"%s\"", p->key);
     struct sim_pod *sp = sim_pod_find(sm, p->key);
-    return sp ? sim_pod_evicted(sm, sp) : -ENOENT;
+    if (!sp)
+        return -ENOENT;
+    int r = scheduler_evict_outcome(sm->s, p->key, "deleted");
+    return r < 0 ? r : sim_pod_delete(sm, sp);
 }
 
 /* The emulated Job/JobSet controllers read whether the workload is
@@ -52,36 +56,128 @@ static int sim_resume(void *data, const struct workload *w)
 static const struct backend_ops sim_backend = {
     .bind = sim_bind, .evict = sim_evict, .resume = sim_resume};
 
+/* Known pod key was updated: the simulator's record follows what the
+ * scheduler made of it (a phase it reached, a node someone bound it to). */
+static int pod_updated(struct sim *sm, const char *key)
+{
+    const struct pod *p = cluster_get_pod(scheduler_cluster(sm->s), key);
+    struct sim_pod *sp = sim_pod_find(sm, key);
+    if (!p || !sp)
+        return 0;
+    if (p->state == PODSTATE_BOUND && sp->state == SP_PENDING)
+        return sim_pod_started(sm, sp, p->node ? p->node->name : NULL);
+    if (p->state == PODSTATE_SUCCEEDED && sp->state != SP_DONE)
+        return sim_pod_finished(sm, sp, SP_DONE);
+    if (p->state == PODSTATE_FAILED && sp->state != SP_GONE)
+        return sim_pod_finished(sm, sp, SP_GONE);
+    return 0;
+}
+
 /* Object o (with shadow, the controller's copy of a Job or JobSet)
- * arrives at the current time: pods through sim_pod_add, the rest as they
- * are. An object that exists already is updated. */
+ * arrives at the current time: a new one is added, one that exists is
+ * updated (its creation time stays). */
 static int arrive(struct sim *sm, struct object *o, struct object *shadow)
 {
     char key[512];
     enum object_kind kind = o->kind;
     object_key(o, key, sizeof(key));
-    if (kind == OBJ_POD) {
+    const struct object *old =
+        cluster_get_object(scheduler_cluster(sm->s), kind, key);
+    if (kind == OBJ_POD && !old) {
         object_free(shadow);
         return sim_pod_add(sm, o, 0);
     }
-    /* Virtual time: an object is created when it arrives, whatever
+    /* Virtual time: an object is created when it first arrives, whatever
      * creationTimestamp an exported manifest carries. */
     o->meta.has_creation = true;
-    o->meta.creation_ns = sm->now_ns;
-    int r = scheduler_object_added(sm->s, o);
-    if (r == -EEXIST) {
-        LOG_W("%s %s exists already; the second one is ignored",
-              object_kind_name(kind), key);
+    o->meta.creation_ns = old ? old->meta.creation_ns : sm->now_ns;
+    int r = old ? scheduler_object_updated(sm->s, o)
+                : scheduler_object_added(sm->s, o);
+    if (r == -EEXIST || r == -ENOTSUP) {
+        LOG_W("%s %s: %s", object_kind_name(kind), key,
+              r == -EEXIST ? "a workload of that name exists already; it "
+                             "is ignored"
+                           : "this change cannot be applied; the object "
+                             "stays as it was");
         r = 0;
     } else if (r == 0 && shadow) {
         return sim_job_put(sm, shadow);
+    } else if (r == 0 && kind == OBJ_POD) {
+        r = pod_updated(sm, key);
     }
     object_free(shadow);
     return r;
 }
 
-/* ---- history and progress -------------------------------------------------
- */
+/* The node lifecycle: a deleted Node's running pods are deleted (the pod
+ * garbage collector's work), then the Node. */
+static int delete_node(struct sim *sm, const char *name)
+{
+    struct sim_pod *sp, *tmp;
+    int r = 0;
+    HASH_ITER(hh, sm->pods, sp, tmp)
+    {
+        if (r == 0 && sp->state == SP_RUNNING && sp->ran.node &&
+            strcmp(sp->ran.node, name) == 0)
+            r = sim_pod_delete(sm, sp);
+    }
+    return r < 0 ? r : scheduler_object_deleted(sm->s, OBJ_NODE, name);
+}
+
+/* ordo.dev/sim-delete: the object of kind and key goes now. */
+static int delete_object(struct sim *sm, enum object_kind kind, const char *key)
+{
+    struct sim_pod *sp;
+    LOG_V(2, "delete %s %s", object_kind_name(kind), key);
+    switch (kind) {
+    case OBJ_NODE:
+        return delete_node(sm, key);
+    case OBJ_JOB:
+    case OBJ_JOBSET:
+        return sim_job_delete(sm, kind, key);
+    case OBJ_POD:
+        sp = sim_pod_find(sm, key);
+        return sp ? sim_pod_delete(sm, sp)
+                  : scheduler_object_deleted(sm->s, kind, key);
+    default:
+        return scheduler_object_deleted(sm->s, kind, key);
+    }
+}
+
+/* ordo.dev/sim-delete-pods: pod `index` of Job key, if it is there. */
+static int delete_job_pod(struct sim *sm, const char *key, uint64_t index)
+{
+    struct sim_job *j = sim_job_find(sm, key);
+    if (!j || index >= j->n_pods)
+        return 0;
+    LOG_V(2, "delete pod %s of %s", j->pods[index]->key, key);
+    return sim_pod_delete(sm, j->pods[index]);
+}
+
+/* One event of the heap. */
+static int handle(struct sim *sm, struct sim_event *ev)
+{
+    int r = 0;
+    switch (ev->type) {
+    case EV_ARRIVE:
+        r = arrive(sm, ev->obj, ev->shadow);
+        break;
+    case EV_POD_DONE:
+        if (ev->pod->state == SP_RUNNING && ev->pod->run == ev->run)
+            r = sim_pod_done(sm, ev->pod);
+        break;
+    case EV_DELETE:
+        r = delete_object(sm, ev->kind, ev->key);
+        break;
+    case EV_DELETE_POD:
+        r = delete_job_pod(sm, ev->key, ev->index);
+        break;
+    }
+    free(ev->key);
+    return r;
+}
+
+/* ---- history and progress ----------------------------------------------- */
 
 /* Samples the usage of the ClusterQueues whose usage changed since the
  * last instant (cq_charge marks them): one sample per (flavor, resource)
@@ -163,193 +259,7 @@ static void progress(struct sim *sm, bool final)
     fflush(stderr);
 }
 
-/* ---- loading and the main loop ------------------------------------------- */
-
-static void print_error(const struct err *e, void *userdata)
-{
-    fprintf(stderr, "%s\n", e->msg);
-}
-
-/* Order in which objects that arrive together are filed, so that what a
- * thing refers to is there first. */
-static int kind_rank(enum object_kind k)
-{
-    switch (k) {
-    case OBJ_NAMESPACE:
-    case OBJ_PRIORITY_CLASS:
-    case OBJ_WORKLOAD_PRIORITY_CLASS:
-    case OBJ_TOPOLOGY:
-        return 0;
-    case OBJ_RESOURCE_FLAVOR:
-    case OBJ_COHORT:
-        return 1;
-    case OBJ_CLUSTER_QUEUE:
-        return 2;
-    case OBJ_LOCAL_QUEUE:
-        return 3;
-    case OBJ_NODE:
-        return 4;
-    case OBJ_JOB:
-    case OBJ_JOBSET:
-        return 5;
-    default:
-        return 6;
-    }
-}
-
-/* Parses annotation `name` of map m (at field path `at` of object o) as a
- * duration into *ret_ns (left alone when absent); prints why and returns
- * -EINVAL when it is not one. */
-static int annotation_duration(const struct object *o, const char *at,
-                               const struct strmap *m, const char *name,
-                               int64_t *ret_ns)
-{
-    const char *v = strmap_get(m, name);
-    int64_t ns = 0;
-    if (!v)
-        return 0;
-    int r = duration_parse(v, &ns);
-    if (r == 0) {
-        *ret_ns = ns;
-        return 0;
-    }
-    char key[512];
-    fprintf(stderr, "%s:%u: %s %s: %sannotations[%s]: ", o->file, o->line,
-            object_kind_name(o->kind), object_key(o, key, sizeof(key)), at,
-            name);
-    if (r == -ERANGE)
-        fprintf(stderr,
-                "duration \"%s\" out of range (at most about "
-                "2562047h)\n",
-                v);
-    else
-        fprintf(stderr,
-                "invalid duration \"%s\" (e.g. \"90s\", "
-                "\"1h30m\")\n",
-                v);
-    return -EINVAL;
-}
-
-/* Every ordo.dev/sim-runtime the simulator may read for o's pods: its own,
- * and those of its pod templates. -EINVAL after printing each bad one. */
-static int check_runtimes(const struct object *o)
-{
-    int64_t ns;
-    int r = 0;
-    if (o->kind != OBJ_POD && o->kind != OBJ_JOB && o->kind != OBJ_JOBSET)
-        return 0;
-    if (annotation_duration(o, "metadata.", &o->meta.annotations,
-                            ANNOT_SIM_RUNTIME, &ns) < 0)
-        r = -EINVAL;
-    if (o->kind == OBJ_JOB &&
-        annotation_duration(o, "spec.template.metadata.",
-                            &o->u.job.spec.template.meta.annotations,
-                            ANNOT_SIM_RUNTIME, &ns) < 0)
-        r = -EINVAL;
-    for (size_t i = 0;
-         o->kind == OBJ_JOBSET && i < o->u.jobset.n_replicated_jobs; i++) {
-        char at[96];
-        snprintf(at, sizeof(at),
-                 "spec.replicatedJobs[%zu].template.spec.template.metadata.",
-                 i);
-        const struct replicated_job *rj = &o->u.jobset.replicated_jobs[i];
-        if (annotation_duration(o, at, &rj->spec.template.meta.annotations,
-                                ANNOT_SIM_RUNTIME, &ns) < 0)
-            r = -EINVAL;
-    }
-    return r;
-}
-
-/* The controllers' own copies of the Jobs and JobSets of set (same
- * manifests, loaded again): their pods point into these, which outlive
- * the scheduler's objects. shadows[i] is set[i]'s, or NULL. */
-static int load_shadows(struct manifest_set *set, char **paths, int n_paths,
-                        struct object ***ret)
-{
-    struct manifest_set again;
-    manifest_set_init(&again);
-    int r = 0;
-    for (int i = 0; r == 0 && i < n_paths; i++)
-        r = manifest_load_path(&again, paths[i], NULL, NULL) == -ENOMEM
-                ? -ENOMEM
-                : 0;
-    struct object **v = calloc(set->n ? set->n : 1, sizeof(*v));
-    if (!v || (r == 0 && again.n != set->n))
-        r = r ? r : -EIO; /* the manifests changed under us */
-    for (size_t i = 0; r == 0 && i < set->n; i++) {
-        struct object *o = again.objects[i];
-        if (o->kind != set->objects[i]->kind)
-            r = -EIO;
-        else if (o->kind == OBJ_JOB || o->kind == OBJ_JOBSET) {
-            v[i] = o;
-            again.objects[i] = NULL;
-        }
-    }
-    if (r < 0) {
-        for (size_t i = 0; v && i < set->n; i++)
-            object_free(v[i]);
-        free(v);
-        v = NULL;
-    }
-    manifest_set_release(&again);
-    *ret = v;
-    return r;
-}
-
-static int load(struct sim *sm, char **paths, int n_paths)
-{
-    struct manifest_set set;
-    struct object **shadows = NULL;
-    manifest_set_init(&set);
-    for (int i = 0; i < n_paths; i++)
-        if (manifest_load_path(&set, paths[i], print_error, NULL) == -ENOMEM)
-            break;
-    int r = set.n_errors ? -EINVAL : 0;
-    if (r == 0 && set.n == 0) {
-        fprintf(stderr, "ordo-scheduler: --sim: no objects in the given "
-                        "manifests\n");
-        r = -EINVAL;
-    }
-    /* The simulator's annotations, all of them before anything runs. */
-    int64_t *arrival = calloc(set.n ? set.n : 1, sizeof(*arrival));
-    if (!arrival)
-        r = -ENOMEM;
-    for (size_t i = 0; r != -ENOMEM && i < set.n; i++) {
-        const struct object *o = set.objects[i];
-        if (annotation_duration(o, "metadata.", &o->meta.annotations,
-                                ANNOT_SIM_ARRIVAL, &arrival[i]) < 0 ||
-            check_runtimes(o) < 0)
-            r = -EINVAL;
-    }
-    if (r == 0 && (r = load_shadows(&set, paths, n_paths, &shadows)) == -EIO)
-        fprintf(stderr, "ordo-scheduler: --sim: the manifests changed while "
-                        "they were read\n");
-    /* Pushed by kind rank, in manifest order within a rank, so that what
-     * arrives together is filed with what it refers to first; the heap
-     * keeps this order (seq) among events of the same time. */
-    for (int rank = 0; rank <= 6; rank++)
-        for (size_t i = 0; r == 0 && i < set.n; i++) {
-            struct object *o = set.objects[i];
-            if (!o || kind_rank(o->kind) != rank)
-                continue;
-            struct sim_event ev = {.t_ns = arrival[i],
-                                   .type = EV_ARRIVE,
-                                   .obj = o,
-                                   .shadow = shadows[i]};
-            r = sim_heap_push(&sm->heap, ev);
-            if (r == 0)
-                set.objects[i] = shadows[i] = NULL;
-        }
-    for (size_t i = 0; shadows && i < set.n; i++)
-        object_free(shadows[i]);
-    free(shadows);
-    free(arrival);
-    for (size_t i = 0; i < set.n; i++)
-        object_free(set.objects[i]);
-    set.n = 0;
-    manifest_set_release(&set);
-    return r;
-}
+/* ---- the main loop ------------------------------------------------------ */
 
 /* Controllers, then the scheduler, until nothing moves: an instant is
  * over when a round admits nothing and makes no pods. */
@@ -402,11 +312,7 @@ static int sim_loop(struct sim *sm)
         while (sm->heap.n && sm->heap.v[0].t_ns == t) {
             struct sim_event ev = sim_heap_pop(&sm->heap);
             sm->processed++;
-            if (ev.type == EV_ARRIVE)
-                r = arrive(sm, ev.obj, ev.shadow);
-            else if (ev.pod->state == SP_RUNNING && ev.pod->run == ev.run)
-                r = sim_pod_done(sm, ev.pod);
-            if (r < 0)
+            if ((r = handle(sm, &ev)) < 0)
                 return r;
         }
         if ((r = settle(sm)) < 0 || (r = record_usage(sm)) < 0)
@@ -432,7 +338,7 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
     int r = scheduler_new(cfg, plugins, &sim_backend, &sm, &sm.s);
     sm.tty = opt->progress && isatty(STDERR_FILENO);
     if (r == 0)
-        r = load(&sm, paths, n_paths);
+        r = sim_load(&sm, paths, n_paths);
     if (r == 0)
         r = sim_loop(&sm);
     if (r == -ENOMEM)

@@ -2,7 +2,10 @@
  *
  * Manifests (the YAML a user would kubectl apply) become a virtual cluster
  * with a virtual clock. Objects exist at time 0 unless annotated
- * ordo.dev/sim-arrival: "<duration>". Emulated controllers create the pods
+ * ordo.dev/sim-arrival: "<duration>"; one that arrives again (same kind and
+ * key) is an update; ordo.dev/sim-delete: "<duration>" deletes it then, and
+ * ordo.dev/sim-delete-pods: "INDEX@WHEN,..." on a Job or JobSet deletes
+ * pods its controller made. Emulated controllers create the pods
  * of Jobs and JobSets, run each pod for ordo.dev/sim-runtime (from its
  * binding; absent = forever) and report the Jobs' status. The real
  * scheduler, the real plugins and the real cycle decide everything; the
@@ -17,8 +20,10 @@
 
 #include "scheduler.h"
 
-#define ANNOT_SIM_ARRIVAL "ordo.dev/sim-arrival"
-#define ANNOT_SIM_RUNTIME "ordo.dev/sim-runtime"
+#define ANNOT_SIM_ARRIVAL     "ordo.dev/sim-arrival"
+#define ANNOT_SIM_RUNTIME     "ordo.dev/sim-runtime"
+#define ANNOT_SIM_DELETE      "ordo.dev/sim-delete"
+#define ANNOT_SIM_DELETE_PODS "ordo.dev/sim-delete-pods"
 
 /* One change of a ClusterQueue's usage of one (flavor, resource), for
  * plots: recorded whenever the value changes. Strings are owned by the

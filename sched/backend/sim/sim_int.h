@@ -20,7 +20,9 @@
 
 enum sim_event_type {
     EV_ARRIVE = 0, /* an object arrives (added, or updated when known) */
-    EV_POD_DONE    /* a running pod's runtime is over */
+    EV_POD_DONE,   /* a running pod's runtime is over */
+    EV_DELETE,     /* ordo.dev/sim-delete: the object of kind and key goes */
+    EV_DELETE_POD  /* ordo.dev/sim-delete-pods: pod `index` of Job key */
 };
 
 struct sim_pod;
@@ -34,6 +36,9 @@ struct sim_event {
                               own copy (owned until filed) */
     struct sim_pod *pod;   /* EV_POD_DONE */
     uint64_t run;          /* EV_POD_DONE: stale when the pod ran again */
+    enum object_kind kind; /* EV_DELETE */
+    char *key;             /* EV_DELETE, EV_DELETE_POD (owned) */
+    uint64_t index;        /* EV_DELETE_POD */
 };
 
 struct sim_heap {
@@ -68,10 +73,13 @@ struct sim_job {
     enum object_kind kind;
     struct object *spec; /* the controller's copy, newest first */
     uint64_t seq;        /* arrival order: controllers run in it */
-    size_t n_pods;       /* pods that ever joined it (the next name) */
+    /* Pods that ever joined it, by index (the number in their name). */
+    struct sim_pod **pods;
+    size_t n_pods, cap_pods;
     uint32_t n_podsets;
     struct sim_podset *ps;
-    bool dirty; /* listed in sim.dirty */
+    bool dirty;   /* listed in sim.dirty */
+    bool deleted; /* the Job is gone: its controller does nothing */
     UT_hash_handle hh;
 };
 
@@ -96,14 +104,24 @@ int sim_pod_add(struct sim *sm, struct object *o, uint32_t child);
 int sim_pod_started(struct sim *sm, struct sim_pod *sp, const char *node);
 /* Pod sp's runtime is over: it succeeded. 0 or a negative errno. */
 int sim_pod_done(struct sim *sm, struct sim_pod *sp);
-/* Pod sp was evicted: the kubelet deleted it, its controller replaces it.
- * 0 or a negative errno. */
-int sim_pod_evicted(struct sim *sm, struct sim_pod *sp);
+/* Pod sp reached a phase (SP_DONE, SP_GONE) the scheduler heard of
+ * already (an update of the pod). 0 or -ENOMEM. */
+int sim_pod_finished(struct sim *sm, struct sim_pod *sp,
+                     enum sim_pod_state state);
+/* Pod sp is deleted (evicted, deleted out of band, its node or its Job
+ * gone): the scheduler hears so, its controller replaces it unless its Job
+ * is gone. 0 or a negative errno. */
+int sim_pod_delete(struct sim *sm, struct sim_pod *sp);
 struct sim_pod *sim_pod_find(struct sim *sm, const char *key);
 struct sim_job *sim_job_find(struct sim *sm, const char *key);
 /* Files a Job or JobSet's controller copy (takes it; the scheduler gets its
- * own copy of the object). 0 or -ENOMEM. */
+ * own copy of the object); a newer copy of a known one replaces it. 0 or
+ * -ENOMEM. */
 int sim_job_put(struct sim *sm, struct object *shadow);
+/* The Job or JobSet of key is deleted: its controller forgets it, and the
+ * garbage collector deletes its pods after the scheduler hears of it. 0
+ * or a negative errno. */
+int sim_job_delete(struct sim *sm, enum object_kind kind, const char *key);
 /* Lists j for its controller's next look. 0 or -ENOMEM. */
 int sim_job_mark(struct sim *sm, struct sim_job *j);
 /* Frees every record (after the scheduler: its pods point into them). */
@@ -140,8 +158,14 @@ void sim_checker_release(struct sim_checker *ck);
 /* Frees every entry of a last_value hash. */
 void sim_last_values_free(struct last_value **h);
 
-/* ---- the simulation (sim.c) -----------------------------------------------
- */
+/* ---- loading (sim_load.c) ---------------------------------------------- */
+
+/* Loads the manifests of paths onto sm's heap as events (arrivals,
+ * deletions), after checking every annotation of the simulator. 0, or a
+ * negative errno after printing why. */
+int sim_load(struct sim *sm, char **paths, int n_paths);
+
+/* ---- the simulation (sim.c) --------------------------------------------- */
 
 struct sim {
     struct scheduler *s;
@@ -163,9 +187,13 @@ struct sim {
     struct sim_job **dirty;
     size_t n_dirty, cap_dirty;
     /* Controller copies replaced by newer ones: pods made from them still
-     * point into them. */
+     * point into them; records replaced by new ones of the same key. */
     struct object **old_specs;
     size_t n_old_specs, cap_old_specs;
+    struct sim_job **old_jobs;
+    size_t n_old_jobs, cap_old_jobs;
+    struct sim_pod **old_pods;
+    size_t n_old_pods, cap_old_pods;
 };
 
 /* a + b for times (ns >= 0), saturating at INT64_MAX: an instant that far

@@ -104,6 +104,29 @@ static uint64_t podset_target(const struct object *o, uint32_t ps)
                : per * (uint32_t)o->u.jobset.replicated_jobs[ps].replicas;
 }
 
+/* Deletes the newest pods of pod set ps (child `child` of a JobSet, or any
+ * child at or past `child` with `from` set) beyond `want` active ones,
+ * pending ones first, as the Job controller does when parallelism goes
+ * down. */
+static int trim(struct sim *sm, struct sim_job *j, uint32_t ps, uint32_t child,
+                bool from, uint32_t active, uint32_t want)
+{
+    int r = 0;
+    for (int pass = 0; pass < 2 && active > want && r == 0; pass++) {
+        enum sim_pod_state s = pass == 0 ? SP_PENDING : SP_RUNNING;
+        for (size_t i = j->n_pods; i-- > 0 && active > want && r == 0;) {
+            struct sim_pod *sp = j->pods[i];
+            if (sp->state != s || sp->ran.podset != ps ||
+                (j->kind == OBJ_JOBSET &&
+                 (from ? sp->child < child : sp->child != child)))
+                continue;
+            r = sim_pod_delete(sm, sp);
+            active--;
+        }
+    }
+    return r;
+}
+
 /* The JobSet controller for replicated job ps: each child Job keeps
  * min(parallelism, completions left) pods until its completions. */
 static int reconcile_jobset(struct sim *sm, struct sim_job *j, uint32_t ps)
@@ -116,6 +139,9 @@ static int reconcile_jobset(struct sim *sm, struct sim_job *j, uint32_t ps)
     if (s->n_children == 0)
         return 0; /* no pods to run (parallelism or replicas 0) */
     int ret = label_jobset_template(o, r);
+    /* Children past replicas (the JobSet shrank) keep no pods. */
+    if (ret == 0 && s->active)
+        ret = trim(sm, j, ps, s->n_children, true, (uint32_t)-1, 0);
     for (uint32_t c = 0; c < s->n_children && ret == 0; c++) {
         /* Read before making pods: they are counted for child c as they
          * are filed. */
@@ -123,6 +149,8 @@ static int reconcile_jobset(struct sim *sm, struct sim_job *j, uint32_t ps)
         uint32_t active = s->child_active[c];
         uint32_t left = done < completions ? completions - done : 0;
         uint32_t want = left < parallelism ? left : parallelism;
+        if (active > want)
+            ret = trim(sm, j, ps, c, false, active, want);
         for (uint32_t a = active; a < want && ret == 0; a++) {
             char name[512];
             snprintf(name, sizeof(name), "%s-%s-%zu", o->meta.name, r->name,
@@ -169,8 +197,8 @@ static int reconcile(struct sim *sm, struct sim_job *j)
     const struct cluster *c = scheduler_cluster(sm->s);
     const struct workload *w = cluster_get_workload(c, j->key);
     const struct object *o = j->spec;
-    if (!w || w->state == WL_FINISHED)
-        return 0; /* not Ordo's, or done */
+    if (j->deleted || !w || w->state == WL_FINISHED)
+        return 0; /* gone, not Ordo's, or done */
     for (uint32_t ps = 0; ps < j->n_podsets; ps++) {
         if (w->suspended || w->over_cap)
             break;
@@ -186,6 +214,11 @@ static int reconcile(struct sim *sm, struct sim_job *j)
         uint64_t left = succeeded < target ? target - succeeded : 0;
         uint32_t count = (uint32_t)js->parallelism;
         uint32_t want = left < count ? (uint32_t)left : count;
+        if (j->ps[ps].active > want) {
+            int r = trim(sm, j, ps, 0, false, j->ps[ps].active, want);
+            if (r < 0)
+                return r;
+        }
         for (uint32_t active = j->ps[ps].active; active < want; active++) {
             char name[512];
             snprintf(name, sizeof(name), "%s-%zu", o->meta.name, j->n_pods);

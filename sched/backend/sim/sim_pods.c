@@ -138,7 +138,7 @@ static int pod_move(struct sim *sm, struct sim_pod *sp, enum sim_pod_state s)
     job_count(sp, -1);
     sp->state = s;
     job_count(sp, 1);
-    return sp->job ? sim_job_mark(sm, sp->job) : 0;
+    return sp->job && !sp->job->deleted ? sim_job_mark(sm, sp->job) : 0;
 }
 
 static int ran_add(struct sim *sm, const char *wl_key, struct sim_pod *sp)
@@ -177,9 +177,20 @@ int sim_pod_add(struct sim *sm, struct object *o, uint32_t child)
     sm->pods_added++;
     const struct cluster *c = scheduler_cluster(sm->s);
     const struct pod *p = cluster_get_pod(c, key);
-    if (!p || sim_pod_find(sm, key))
+    if (!p)
         return 0;
-    struct sim_pod *sp = calloc(1, sizeof(*sp));
+    struct sim_pod *sp = sim_pod_find(sm, key);
+    if (sp) {
+        /* A pod of that name again (the old one is gone, or this is an
+         * update): a new record; the old one stays where it ran. */
+        if (sp->state != SP_GONE)
+            return 0;
+        if (GROW_ARRAY(sm->old_pods, sm->n_old_pods, sm->cap_old_pods) < 0)
+            return -ENOMEM;
+        HASH_DEL(sm->pods, sp);
+        sm->old_pods[sm->n_old_pods++] = sp;
+    }
+    sp = calloc(1, sizeof(*sp));
     if (!sp || !(sp->key = strdup(key))) {
         free(sp);
         return -ENOMEM;
@@ -205,8 +216,13 @@ int sim_pod_add(struct sim *sm, struct object *o, uint32_t child)
             return -ENOMEM;
         if (p->wl->kind == WL_JOB || p->wl->kind == WL_JOBSET)
             sp->job = sim_job_find(sm, p->wl->key);
+        if (sp->job && sp->job->deleted)
+            sp->job = NULL;
         if (sp->job) {
-            sp->job->n_pods++;
+            struct sim_job *j = sp->job;
+            if (GROW_ARRAY(j->pods, j->n_pods, j->cap_pods) < 0)
+                return -ENOMEM;
+            j->pods[j->n_pods++] = sp;
             job_count(sp, 1);
         }
     }
@@ -254,16 +270,50 @@ int sim_pod_done(struct sim *sm, struct sim_pod *sp)
     return pod_move(sm, sp, SP_DONE);
 }
 
-int sim_pod_evicted(struct sim *sm, struct sim_pod *sp)
+int sim_pod_finished(struct sim *sm, struct sim_pod *sp,
+                     enum sim_pod_state state)
 {
-    /* The kubelet deletes an evicted pod at once; its Job controller makes
-     * a new one at its next look. */
-    int r = scheduler_evict_outcome(sm->s, sp->key, "deleted");
-    if (r == 0)
-        r = scheduler_pod_phase(sm->s, sp->key, POD_PHASE_FAILED);
-    if (r < 0 && r != -ENOENT)
+    return pod_move(sm, sp, state);
+}
+
+int sim_pod_delete(struct sim *sm, struct sim_pod *sp)
+{
+    if (sp->state == SP_GONE)
+        return 0;
+    int r = scheduler_object_deleted(sm->s, OBJ_POD, sp->key);
+    if (r < 0)
         return r;
+    /* Its Job controller makes another at its next look. */
     return pod_move(sm, sp, SP_GONE);
+}
+
+int sim_job_delete(struct sim *sm, enum object_kind kind, const char *key)
+{
+    struct sim_job *j = sim_job_find(sm, key);
+    if (j && j->kind != kind)
+        j = NULL;
+    if (j) {
+        /* A Job of that name later is another. */
+        if (GROW_ARRAY(sm->old_jobs, sm->n_old_jobs, sm->cap_old_jobs) < 0)
+            return -ENOMEM;
+        HASH_DEL(sm->jobs, j);
+        sm->old_jobs[sm->n_old_jobs++] = j;
+        j->deleted = true;
+    }
+    int r = scheduler_object_deleted(sm->s, kind, key);
+    /* The garbage collector deletes its pods, finished ones too. */
+    for (size_t i = 0; r == 0 && j && i < j->n_pods; i++)
+        r = sim_pod_delete(sm, j->pods[i]);
+    return r;
+}
+
+static void job_free(struct sim_job *j)
+{
+    object_free(j->spec);
+    podsets_free(j->ps, j->n_podsets);
+    free(j->pods);
+    free(j->key);
+    free(j);
 }
 
 void sim_records_release(struct sim *sm)
@@ -275,15 +325,20 @@ void sim_records_release(struct sim *sm)
         free(sp->key);
         free(sp);
     }
+    for (size_t i = 0; i < sm->n_old_pods; i++) {
+        free(sm->old_pods[i]->key);
+        free(sm->old_pods[i]);
+    }
+    free(sm->old_pods);
     struct sim_job *j, *jtmp;
     HASH_ITER(hh, sm->jobs, j, jtmp)
     {
         HASH_DEL(sm->jobs, j);
-        object_free(j->spec);
-        podsets_free(j->ps, j->n_podsets);
-        free(j->key);
-        free(j);
+        job_free(j);
     }
+    for (size_t i = 0; i < sm->n_old_jobs; i++)
+        job_free(sm->old_jobs[i]);
+    free(sm->old_jobs);
     struct sim_ran *r, *rtmp;
     HASH_ITER(hh, sm->ran, r, rtmp)
     {
@@ -298,5 +353,7 @@ void sim_records_release(struct sim *sm)
     free(sm->dirty);
     sm->old_specs = NULL;
     sm->dirty = NULL;
-    sm->n_old_specs = sm->n_dirty = 0;
+    sm->old_jobs = NULL;
+    sm->old_pods = NULL;
+    sm->n_old_specs = sm->n_dirty = sm->n_old_jobs = sm->n_old_pods = 0;
 }

@@ -8,23 +8,35 @@
 #include "queues.h"
 
 /* Takes ownership of o and files it. Pods are attached to their workload
- * (or become one); Jobs and JobSets become workloads. An object of the
- * Kueue kinds, a Namespace or a PriorityClass that exists already is
- * replaced. Returns 0, -EEXIST (a Node, Pod, Job or JobSet of that key is
- * there already; o is freed) or -ENOMEM. */
+ * (or become one); Jobs and JobSets become workloads; objects of the Kueue
+ * kinds have the queues rebuilt at the next cluster_sync(). One that
+ * exists already is updated (cluster_update). Returns 0, -EEXIST (a Job
+ * whose key another kind's workload has; o is freed) or -ENOMEM. */
 int cluster_add(struct cluster *c, struct object *o);
 
-/* An object changed (takes o). One not known is added. 0, -ENOTSUP (the
- * change of a Node, Pod, Job or JobSet is not applied; o freed) or
- * -ENOMEM. */
+/* Object o (taken) is the new version of its object; one not known is
+ * added. What changed takes effect on what it touches (see events.c).
+ * 0, -ENOTSUP (a JobSet whose replicated jobs changed: o freed, the old
+ * one stays) or -ENOMEM. */
 int cluster_update(struct cluster *c, struct object *o);
 
-/* The object of kind and key is gone. One not known is no change.
- * 0 or -ENOTSUP. */
+/* The object of kind and key is gone; one not known is no change. A Node
+ * leaves (its pods stay until they are deleted); a Job or JobSet's
+ * workload leaves when its pods are gone; a ClusterQueue or ResourceFlavor
+ * in use stays, terminating, until what was admitted with it is gone. 0 or
+ * -ENOMEM. */
 int cluster_delete(struct cluster *c, enum object_kind kind, const char *key);
 
-/* Brings queues up to date after a batch of events: rebuilds ClusterQueues
- * when Kueue objects arrived, else queues new workloads. 0 or -ENOMEM. */
+/* Pod p is deleted: it leaves its node and the store; an evicting
+ * workload whose last bound pod it was is requeued; a plain pod's
+ * workload ends (admitted) or leaves (pending). 0 or -ENOMEM. */
+int cluster_pod_delete(struct cluster *c, struct pod *p);
+
+/* Brings queues up to date after a batch of events: frees what was
+ * deleted (cluster_purge), rebuilds ClusterQueues when Kueue objects
+ * arrived, else queues new workloads; ClusterQueues and ResourceFlavors
+ * that were terminating go when nothing admitted uses them. 0 or
+ * -ENOMEM. */
 int cluster_sync(struct cluster *c);
 
 /* Brings the progress of every workload that changed since the last call

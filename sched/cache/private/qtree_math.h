@@ -7,8 +7,7 @@
 
 #include "quota_tree.h"
 
-/* ---- saturating arithmetic: QUOTA_INF stays infinite ----------------------
- */
+/* ---- saturating arithmetic: QUOTA_INF stays infinite -------------------- */
 
 static inline int64_t sat_add(int64_t a, int64_t b)
 {

@@ -11,4 +11,22 @@
  * arrived. 0 or -ENOMEM. */
 int cluster_rebuild_queues(struct cluster *c);
 
+/* After a ClusterQueue, Cohort or ResourceFlavor changed: rebuilds every
+ * ClusterQueue's groups and the quota tree from ClusterQueues and cohorts
+ * only, and charges the admitted workloads again as they were admitted
+ * (no workload is rebuilt). Pending workloads are queued again in
+ * `changed` and in every ClusterQueue whose active state changed. Nothing
+ * when a full rebuild is due. 0 or -ENOMEM. */
+int queues_refresh(struct cluster *c, const struct cq *changed);
+
+/* Takes ClusterQueue q out (nothing is admitted to it any more): its
+ * pending workloads wait for a ClusterQueue of its name. 0 or -ENOMEM. */
+int queues_remove_cq(struct cluster *c, struct cq *q);
+
+/* Whether an admitted workload's charges use flavor f. */
+bool queues_flavor_in_use(const struct cluster *c, const struct flavor *f);
+
+/* Whether some ClusterQueue or LocalQueue is HoldAndDrain (c->drain). */
+void queues_drain_refresh(struct cluster *c);
+
 #endif

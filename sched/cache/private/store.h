@@ -38,8 +38,45 @@ int cluster_flavor_put(struct cluster *c, struct object *o);
  * name (its queues are rebuilt by the caller). */
 int cluster_cq_put(struct cluster *c, struct object *o);
 
-/* Frees a workload record (not its pods). Accepts NULL. */
+/* Frees a workload record (not its pods) / a pod record and its object.
+ * Accept NULL. */
 void workload_free(struct workload *w);
+void cluster_pod_free(struct pod *p);
+
+/* ---- what changes and goes (cluster.c, removal.c) ------------------- */
+
+/* Node o (takes it) is the new version of its node: its object and
+ * allocatable change, its pods stay. One not known is added. */
+int cluster_node_update(struct cluster *c, struct object *o);
+/* Takes n out of the nodes (nothing new goes there); it stays allocated
+ * for the pods still bound to it. 0 or -ENOMEM. */
+int cluster_node_remove(struct cluster *c, struct node *n);
+/* Takes q out of the ClusterQueues by name (the caller rebuilds cqs_v and
+ * the tree); it stays allocated for what still points to it. */
+int cluster_cq_retire(struct cluster *c, struct cq *q);
+/* Removes (and frees) the object of key from index: 1, or 0 when absent. */
+int cluster_index_remove(struct obj_entry **index, const char *key);
+
+/* Pod p is gone: it leaves its node, the store (its key may come again)
+ * and its workload's counts; it is freed by the next cluster_purge().
+ * Nothing else follows here (events.c decides what it means). */
+int cluster_pod_unlink(struct cluster *c, struct pod *p);
+/* Workload w is gone: its quota, queue place and held room are given back,
+ * it leaves the store, and it is freed by the next cluster_purge(). */
+int cluster_workload_unlink(struct cluster *c, struct workload *w);
+/* Frees what was unlinked since the last call, after taking it out of
+ * every list (fresh, stragglers, changed, to_stop, workloads' pods). Call
+ * between batches only: nothing else may hold those pointers then. */
+void cluster_purge(struct cluster *c);
+
+/* Whether w's top or a pod set's spec points into o. */
+bool workload_refers_to(const struct workload *w, const struct object *o);
+/* Keeps o (takes it) with w, freed with it. 0 or -ENOMEM. */
+int workload_keep_object(struct workload *w, struct object *o);
+
+/* Lists admitted workload w for the line to stop before the next cycle
+ * (cluster.to_stop). 0 or -ENOMEM. */
+int cluster_mark_stop(struct cluster *c, struct workload *w);
 
 /* Something freed quota or node room: every parked workload gets another
  * try (BestEffortFIFO). O(1): it moves every queue's cq_requeue_gen(). */

@@ -28,6 +28,19 @@ int workload_add_pod(struct cluster *c, struct object *o);
  * -ENOMEM. */
 int workload_add_owner(struct cluster *c, struct object *o);
 
+/* Sets w's pod set counts and requests from its Job's or JobSet's spec
+ * (w->top), as Kueue does for a workload without quota, or for the new
+ * workload of a job that changed. 0 or -ENOMEM. */
+int workload_apply_spec(struct workload *w);
+/* w's Job or JobSet object is now o (w->top and the pod sets' templates
+ * point into it; the caller frees the old one). Returns whether the pod
+ * counts o asks for differ from w's. */
+bool workload_set_top(struct workload *w, struct object *o);
+/* Pod object old of w is replaced by o: what pointed into old points into
+ * o. */
+void workload_repoint_pod(struct workload *w, const struct object *old,
+                          struct object *o);
+
 /* ---- queueing (queueing.c) ---------------------------------------------- */
 
 /* Re-resolves every workload's LocalQueue and ClusterQueue, rebuilds queue
@@ -37,6 +50,11 @@ int workload_requeue_all(struct cluster *c);
 /* Queues one workload (pending: into its ClusterQueue; admitted: charged
  * to it). Idempotent until workload_requeue_all(). */
 int workload_enqueue(struct cluster *c, struct workload *w);
+
+/* Resolves pending workload w's queue again (it leaves the queue it was
+ * in): after its LocalQueue, Namespace, priority class or spec changed.
+ * 0 or -ENOMEM. */
+int workload_requeue(struct cluster *c, struct workload *w);
 
 /* After a ClusterQueue changed, lays admitted workload w's flavors out by
  * q's resource groups. 0 or -ENOMEM. */
