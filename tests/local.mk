@@ -22,7 +22,8 @@ UNIT_TESTS = \
 	tests/unit/test_events_nodes \
 	tests/unit/test_events_jobs \
 	tests/unit/test_events_queues \
-	tests/unit/test_events_meta
+	tests/unit/test_events_meta \
+	tests/unit/test_events_async
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -107,6 +108,10 @@ tests_unit_test_events_meta_SOURCES = tests/unit/test_events_meta.c \
 	$(EVENTS_TEST_SRCS)
 tests_unit_test_events_meta_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_events_meta_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_events_async_SOURCES = tests/unit/test_events_async.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_async_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_async_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cluster_scale_SOURCES = tests/unit/test_cluster_scale.c
 tests_unit_test_cluster_scale_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_cluster_scale_CFLAGS = $(UNIT_CFLAGS)
