@@ -76,7 +76,7 @@ noinst_LTLIBRARIES += sched/backend/sim/libordo-sim.la
 sched_backend_sim_libordo_sim_la_SOURCES = \
 	%reldir%/backend/sim/sim.c %reldir%/backend/sim/sim.h \
 	%reldir%/backend/sim/sim_int.h %reldir%/backend/sim/sim_events.c \
-	%reldir%/backend/sim/sim_load.c \
+	%reldir%/backend/sim/sim_load.c %reldir%/backend/sim/sim_copy.c \
 	%reldir%/backend/sim/sim_pods.c %reldir%/backend/sim/sim_jobs.c \
 	%reldir%/backend/sim/sim_check.c %reldir%/backend/sim/sim_report.c \
 	%reldir%/backend/sim/sim_plot.c %reldir%/backend/sim/sim_plot_int.h \

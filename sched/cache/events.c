@@ -19,11 +19,15 @@
 
 static int add_new(struct cluster *c, struct object *o)
 {
+    int r;
     switch (o->kind) {
     case OBJ_NODE:
         return cluster_node_add(c, o);
     case OBJ_POD:
-        return workload_add_pod(c, o);
+        r = workload_add_pod(c, o);
+        if (r == -EEXIST)
+            object_free(o);
+        return r;
     case OBJ_JOB:
     case OBJ_JOBSET:
         return workload_add_owner(c, o);
@@ -50,9 +54,16 @@ static int add_new(struct cluster *c, struct object *o)
     }
 }
 
+static int update_pod(struct cluster *c, struct object *o);
+
 int cluster_add(struct cluster *c, struct object *o)
 {
     char key[512];
+    if (o->kind == OBJ_POD) {
+        /* The store's own lookup says whether it is known (one per pod). */
+        int r = workload_add_pod(c, o);
+        return r == -EEXIST ? update_pod(c, o) : r;
+    }
     object_key(o, key, sizeof(key));
     const struct flavor *f =
         o->kind == OBJ_RESOURCE_FLAVOR ? cluster_flavor(c, o->meta.name) : NULL;

@@ -329,10 +329,8 @@ int workload_add_pod(struct cluster *c, struct object *o)
     object_key(o, key, sizeof(key));
     struct pod *p = NULL;
     HASH_FIND_STR(c->pods, key, p);
-    if (p) {
-        object_free(o);
-        return -EEXIST;
-    }
+    if (p)
+        return -EEXIST; /* o stays the caller's */
     p = calloc(1, sizeof(*p));
     if (!p || !(p->key = strdup(key)))
         goto oom;

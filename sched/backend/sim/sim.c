@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "duration.h"
 #include "grow.h"
 #include "log.h"
@@ -27,7 +28,7 @@ static int sim_bind(void *data, const struct pod *p, const struct node *n)
     struct sim *sm = data;
     LOG_V(3, "bind pod=\"%s\" node=\"%s\"", p->key, n->name);
     struct sim_pod *sp = sim_pod_find(sm, p->key);
-    return sp ? sim_pod_started(sm, sp, n->name) : -ENOENT;
+    return sp ? sim_pod_started(sm, sp, p, n->name) : -ENOENT;
 }
 
 /* The kubelet deletes an evicted pod at once; its Job controller makes a
@@ -65,7 +66,7 @@ static int pod_updated(struct sim *sm, const char *key)
     if (!p || !sp)
         return 0;
     if (p->state == PODSTATE_BOUND && sp->state == SP_PENDING)
-        return sim_pod_started(sm, sp, p->node ? p->node->name : NULL);
+        return sim_pod_started(sm, sp, p, p->node ? p->node->name : NULL);
     if (p->state == PODSTATE_SUCCEEDED && sp->state != SP_DONE)
         return sim_pod_finished(sm, sp, SP_DONE);
     if (p->state == PODSTATE_FAILED && sp->state != SP_GONE)
@@ -84,7 +85,7 @@ static int arrive(struct sim *sm, struct object *o, struct object *shadow)
     const struct object *old =
         cluster_get_object(scheduler_cluster(sm->s), kind, key);
     if (kind == OBJ_POD && !old) {
-        object_free(shadow);
+        sim_copy_release(shadow);
         return sim_pod_add(sm, o, 0);
     }
     /* Virtual time: an object is created when it first arrives, whatever
@@ -105,7 +106,7 @@ static int arrive(struct sim *sm, struct object *o, struct object *shadow)
     } else if (r == 0 && kind == OBJ_POD) {
         r = pod_updated(sm, key);
     }
-    object_free(shadow);
+    sim_copy_release(shadow);
     return r;
 }
 
@@ -336,6 +337,8 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
     struct sim sm = {.opt = opt, .check = {.out = stderr}};
     struct err e;
     int r = scheduler_new(cfg, plugins, &sim_backend, &sm, &sm.s);
+    if (r == 0 && !(sm.copies = arena_new()))
+        r = -ENOMEM;
     sm.tty = opt->progress && isatty(STDERR_FILENO);
     if (r == 0)
         r = sim_load(&sm, paths, n_paths);
@@ -372,5 +375,6 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
      * records. */
     scheduler_free(sm.s);
     sim_records_release(&sm);
+    arena_free(sm.copies);
     return r;
 }

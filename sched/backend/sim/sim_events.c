@@ -56,7 +56,7 @@ void sim_heap_release(struct sim_heap *h)
 {
     for (size_t i = 0; i < h->n; i++) {
         object_free(h->v[i].obj);
-        object_free(h->v[i].shadow);
+        sim_copy_release(h->v[i].shadow);
         free(h->v[i].key);
     }
     free(h->v);

@@ -100,8 +100,10 @@ struct sim;
  * runs already (spec.nodeName), its end. child: its child Job when a
  * JobSet's controller made it. 0 or a negative errno. */
 int sim_pod_add(struct sim *sm, struct object *o, uint32_t child);
-/* Pod sp started running on node (the bind). 0 or -ENOMEM. */
-int sim_pod_started(struct sim *sm, struct sim_pod *sp, const char *node);
+/* Pod sp (the scheduler's p) started running on node (the bind). 0 or
+ * -ENOMEM. */
+int sim_pod_started(struct sim *sm, struct sim_pod *sp, const struct pod *p,
+                    const char *node);
 /* Pod sp's runtime is over: it succeeded. 0 or a negative errno. */
 int sim_pod_done(struct sim *sm, struct sim_pod *sp);
 /* Pod sp reached a phase (SP_DONE, SP_GONE) the scheduler heard of
@@ -158,7 +160,14 @@ void sim_checker_release(struct sim_checker *ck);
 /* Frees every entry of a last_value hash. */
 void sim_last_values_free(struct last_value **h);
 
-/* ---- loading (sim_load.c) ---------------------------------------------- */
+/* ---- loading (sim_load.c, sim_copy.c) ------------------------------------ */
+
+/* The controllers' own copy of Job or JobSet o (what they read of it), in
+ * arena a (the simulator's). NULL when o is not one, or out of memory. */
+struct object *sim_copy_owner(struct arena *a, const struct object *o);
+/* Releases what copy c holds outside the arena (its request lists).
+ * Accepts NULL. */
+void sim_copy_release(struct object *c);
 
 /* Loads the manifests of paths onto sm's heap as events (arrivals,
  * deletions), after checking every annotation of the simulator. 0, or a
@@ -167,8 +176,11 @@ int sim_load(struct sim *sm, char **paths, int n_paths);
 
 /* ---- the simulation (sim.c) --------------------------------------------- */
 
+struct arena;
+
 struct sim {
     struct scheduler *s;
+    struct arena *copies; /* the controllers' copies (sim_copy_owner) */
     const struct sim_options *opt;
     struct sim_heap heap;
     size_t processed;
@@ -184,6 +196,7 @@ struct sim {
     struct sim_ran *ran;
     uint64_t job_seq;
     size_t pods_added; /* pods filed, ever */
+    size_t n_gone;     /* records of pods that went, ever */
     struct sim_job **dirty;
     size_t n_dirty, cap_dirty;
     /* Controller copies replaced by newer ones: pods made from them still

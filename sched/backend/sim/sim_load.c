@@ -1,7 +1,7 @@
 /* sim_load.c - the simulator's manifests (see sim.h): every object, the
- * controllers' own copies of the Jobs and JobSets, and the simulator's
- * annotations, checked before anything runs, as events on the heap:
- * arrivals (ordo.dev/sim-arrival; an object that arrives again is an
+ * controllers' own copies of the Jobs and JobSets (sim_copy.c), and the
+ * simulator's annotations, checked before anything runs, as events on the
+ * heap: arrivals (ordo.dev/sim-arrival; an object that arrives again is an
  * update), deletions (ordo.dev/sim-delete) and pods deleted out of band
  * (ordo.dev/sim-delete-pods on a Job or JobSet). */
 #include <errno.h>
@@ -104,42 +104,6 @@ static int check_runtimes(const struct object *o)
                                 ANNOT_SIM_RUNTIME, &ns) < 0)
             r = -EINVAL;
     }
-    return r;
-}
-
-/* The controllers' own copies of the Jobs and JobSets of set (same
- * manifests, loaded again): their pods point into these, which outlive
- * the scheduler's objects. shadows[i] is set[i]'s, or NULL. */
-static int load_shadows(struct manifest_set *set, char **paths, int n_paths,
-                        struct object ***ret)
-{
-    struct manifest_set again;
-    manifest_set_init(&again);
-    int r = 0;
-    for (int i = 0; r == 0 && i < n_paths; i++)
-        r = manifest_load_path(&again, paths[i], NULL, NULL) == -ENOMEM
-                ? -ENOMEM
-                : 0;
-    struct object **v = calloc(set->n ? set->n : 1, sizeof(*v));
-    if (!v || (r == 0 && again.n != set->n))
-        r = r ? r : -EIO; /* the manifests changed under us */
-    for (size_t i = 0; r == 0 && i < set->n; i++) {
-        struct object *o = again.objects[i];
-        if (o->kind != set->objects[i]->kind)
-            r = -EIO;
-        else if (o->kind == OBJ_JOB || o->kind == OBJ_JOBSET) {
-            v[i] = o;
-            again.objects[i] = NULL;
-        }
-    }
-    if (r < 0) {
-        for (size_t i = 0; v && i < set->n; i++)
-            object_free(v[i]);
-        free(v);
-        v = NULL;
-    }
-    manifest_set_release(&again);
-    *ret = v;
     return r;
 }
 
@@ -255,9 +219,17 @@ int sim_load(struct sim *sm, char **paths, int n_paths)
             delete_pods(sm, o, arrival[i], false) < 0)
             r = -EINVAL;
     }
-    if (r == 0 && (r = load_shadows(&set, paths, n_paths, &shadows)) == -EIO)
-        fprintf(stderr, "ordo-scheduler: --sim: the manifests changed while "
-                        "they were read\n");
+    /* The controllers' own copies of the Jobs and JobSets: their pods
+     * point into these, which outlive the scheduler's objects. */
+    shadows = calloc(set.n ? set.n : 1, sizeof(*shadows));
+    if (r == 0 && !shadows)
+        r = -ENOMEM;
+    for (size_t i = 0; r == 0 && i < set.n; i++) {
+        enum object_kind k = set.objects[i]->kind;
+        if ((k == OBJ_JOB || k == OBJ_JOBSET) &&
+            !(shadows[i] = sim_copy_owner(sm->copies, set.objects[i])))
+            r = -ENOMEM;
+    }
     /* Pushed by kind rank, in manifest order within a rank, so that what
      * arrives together is filed with what it refers to first; the heap
      * keeps this order (seq) among events of the same time. */
@@ -301,7 +273,7 @@ int sim_load(struct sim *sm, char **paths, int n_paths)
             r = delete_pods(sm, objs[i], arrival[i], true);
     free(objs);
     for (size_t i = 0; shadows && i < set.n; i++)
-        object_free(shadows[i]);
+        sim_copy_release(shadows[i]);
     free(shadows);
     free(arrival);
     free(deletion);

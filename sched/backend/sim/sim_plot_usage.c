@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "grow.h"
 #include "quantity.h"
 #include "resid.h"
 
@@ -52,14 +53,8 @@ static struct series *series_get(struct series_set *s, const char *flavor,
         if (strcmp(s->v[i].flavor, flavor) == 0 &&
             strcmp(s->v[i].resource, resource) == 0)
             return &s->v[i];
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        struct series *v = realloc(s->v, cap * sizeof(*v));
-        if (!v)
-            return NULL;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (GROW_ARRAY(s->v, s->n, s->cap) < 0)
+        return NULL;
     s->v[s->n] = (struct series){
         .flavor = flavor, .resource = resource, .nominal = nominal};
     return &s->v[s->n++];
@@ -67,14 +62,8 @@ static struct series *series_get(struct series_set *s, const char *flavor,
 
 static int series_push(struct series *s, struct point p)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        struct point *v = realloc(s->pts, cap * sizeof(*v));
-        if (!v)
-            return -ENOMEM;
-        s->pts = v;
-        s->cap = cap;
-    }
+    if (GROW_ARRAY(s->pts, s->n, s->cap) < 0)
+        return -ENOMEM;
     s->pts[s->n++] = p;
     return 0;
 }

@@ -86,7 +86,7 @@ int sim_job_put(struct sim *sm, struct object *shadow)
     if (j) {
         /* Pods made from the old copy point into it. */
         if (GROW_ARRAY(sm->old_specs, sm->n_old_specs, sm->cap_old_specs) < 0) {
-            object_free(shadow);
+            sim_copy_release(shadow);
             return -ENOMEM;
         }
         sm->old_specs[sm->n_old_specs++] = j->spec;
@@ -99,7 +99,7 @@ int sim_job_put(struct sim *sm, struct object *shadow)
         if (j)
             free(j->key);
         free(j);
-        object_free(shadow);
+        sim_copy_release(shadow);
         return -ENOMEM;
     }
     j->kind = shadow->kind;
@@ -135,6 +135,7 @@ static void job_count(struct sim_pod *sp, int sign)
  * looks at its job again. */
 static int pod_move(struct sim *sm, struct sim_pod *sp, enum sim_pod_state s)
 {
+    sm->n_gone += s == SP_GONE && sp->state != SP_GONE;
     job_count(sp, -1);
     sp->state = s;
     job_count(sp, 1);
@@ -179,7 +180,9 @@ int sim_pod_add(struct sim *sm, struct object *o, uint32_t child)
     const struct pod *p = cluster_get_pod(c, key);
     if (!p)
         return 0;
-    struct sim_pod *sp = sim_pod_find(sm, key);
+    /* Only a name whose pod went can come again (a lookup saved per pod
+     * while none did). */
+    struct sim_pod *sp = sm->n_gone ? sim_pod_find(sm, key) : NULL;
     if (sp) {
         /* A pod of that name again (the old one is gone, or this is an
          * update): a new record; the old one stays where it ran. */
@@ -210,6 +213,7 @@ int sim_pod_add(struct sim *sm, struct object *o, uint32_t child)
         break;
     default:
         sp->state = SP_GONE;
+        sm->n_gone++;
     }
     if (p->wl) {
         if (ran_add(sm, p->wl->key, sp) < 0)
@@ -228,7 +232,7 @@ int sim_pod_add(struct sim *sm, struct object *o, uint32_t child)
     }
     /* Running already (spec.nodeName): on the node it names, if any. */
     if (p->state == PODSTATE_BOUND)
-        return sim_pod_started(sm, sp, p->node ? p->node->name : NULL);
+        return sim_pod_started(sm, sp, p, p->node ? p->node->name : NULL);
     return 0;
 }
 
@@ -244,14 +248,12 @@ static int64_t pod_runtime(const struct pod *p, bool *ret_forever)
     return ns;
 }
 
-int sim_pod_started(struct sim *sm, struct sim_pod *sp, const char *node)
+int sim_pod_started(struct sim *sm, struct sim_pod *sp, const struct pod *p,
+                    const char *node)
 {
     sp->state = SP_RUNNING;
     sp->ran.node = node;
     sp->run++;
-    const struct pod *p = cluster_get_pod(scheduler_cluster(sm->s), sp->key);
-    if (!p)
-        return 0;
     /* Its end, unless that is beyond the end of time. */
     bool forever;
     int64_t end = sim_time_add(sm->now_ns, pod_runtime(p, &forever));
@@ -309,7 +311,7 @@ int sim_job_delete(struct sim *sm, enum object_kind kind, const char *key)
 
 static void job_free(struct sim_job *j)
 {
-    object_free(j->spec);
+    sim_copy_release(j->spec);
     podsets_free(j->ps, j->n_podsets);
     free(j->pods);
     free(j->key);
@@ -348,7 +350,7 @@ void sim_records_release(struct sim *sm)
         free(r);
     }
     for (size_t i = 0; i < sm->n_old_specs; i++)
-        object_free(sm->old_specs[i]);
+        sim_copy_release(sm->old_specs[i]);
     free(sm->old_specs);
     free(sm->dirty);
     sm->old_specs = NULL;

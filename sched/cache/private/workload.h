@@ -20,7 +20,8 @@
 
 /* Files a Pod (takes ownership): attaches it to its workload, creating a
  * pod-group or single-pod workload when needed; a pod with a node is running
- * and charged to it. 0, -EEXIST (o freed) or -ENOMEM. */
+ * and charged to it. 0, -EEXIST (a pod of that key is there: o is still
+ * the caller's) or -ENOMEM. */
 int workload_add_pod(struct cluster *c, struct object *o);
 
 /* Files a Job or JobSet (takes ownership) and creates its workload when it
