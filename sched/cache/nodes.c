@@ -151,6 +151,14 @@ int cluster_hold_room(struct workload *w, struct pod **pods,
     w->held_nodes = hn;
     w->n_held = n;
     w->held_planned = planned;
+    /* Room planned for an admitted job's pods: pods of it that wait
+     * already (made for an earlier admission) take it, as the ones its
+     * controller makes now will. */
+    bool pending = false;
+    for (uint32_t ps = 0; ps < w->n_podsets && !pending; ps++)
+        pending = w->podsets[ps].n_pending > 0;
+    if (planned && pending && w->state == WL_ADMITTED && w->admitted_cq)
+        return cluster_mark_straggler(w->admitted_cq->cluster, w);
     return 0;
 }
 

@@ -201,6 +201,44 @@ static void test_job_status(void **state)
                      -ENOENT);
 }
 
+/* A job Kueue resumed, stopped because its parallelism changed while its
+ * pod was still waiting for a node: admitted again with room planned for
+ * its pods, the waiting pod takes that room. */
+static void test_resumed_job_changed(void **state)
+{
+    struct fx *f = *state;
+    fx_add(
+        f,
+        FX_QUEUES("10") FX_NODE(
+            "n1", "4",
+            "") "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: s\n"
+                "  namespace: ns\n  uid: uid-s\n"
+                "  labels: {kueue.x-k8s.io/queue-name: lq}\n"
+                "spec:\n  parallelism: 1\n  suspend: true\n  template:\n"
+                "    spec:\n      schedulerName: ordo-scheduler\n"
+                "      containers: [{name: c, resources: {requests: "
+                "{cpu: '1'}}}]\n");
+    fx_run(f);
+    assert_string_equal(fx_state(f, "ns/s"), "admitted");
+    assert_int_equal(f->n_resumes, 1);
+    /* Its pod comes, and in the same breath its parallelism changes. */
+    fx_add(f, FX_JOB_POD("ns", "s", "0", "1"));
+    fx_update(f, "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: s\n"
+                 "  namespace: ns\n  uid: uid-s\n"
+                 "  labels: {kueue.x-k8s.io/queue-name: lq}\n"
+                 "spec:\n  parallelism: 2\n  suspend: true\n  template:\n"
+                 "    spec:\n      schedulerName: ordo-scheduler\n"
+                 "      containers: [{name: c, resources: {requests: "
+                 "{cpu: '1'}}}]\n");
+    fx_run(f);
+    assert_string_equal(fx_state(f, "ns/s"), "admitted");
+    assert_int_equal(fx_wl(f, "ns/s")->evictions, 1);
+    assert_int_equal(fx_wl(f, "ns/s")->podsets[0].count, 2);
+    assert_int_equal(f->n_resumes, 2);
+    assert_non_null(fx_node_of(f, "ns/s-0"));
+    assert_string_equal(fx_node_of(f, "ns/s-0"), "n1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +252,8 @@ int main(void)
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_jobset, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_status, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_resumed_job_changed, fx_setup,
+                                        fx_teardown),
     };
     return cmocka_run_group_tests_name("events_jobs", tests, NULL, NULL);
 }

@@ -114,8 +114,9 @@ int cluster_take_usage_changed(struct cluster *c, struct cq ***ret,
 /* Node room held for w, pods already charged on their nodes: a
  * preemptor's (its own pending pods, where the check before its evictions
  * placed them) until it is tried again, or an admitted job's planned pods
- * (owned by w: cluster_planned_pod_free) until its real pods come. Gives
- * back what w held before. 0 or -ENOMEM (nothing held then). */
+ * (owned by w: cluster_planned_pod_free) until its real pods come (those
+ * that wait already are stragglers then). Gives back what w held before.
+ * 0 or -ENOMEM. */
 int cluster_hold_room(struct workload *w, struct pod **pods,
                       struct node **nodes, size_t n, bool planned);
 /* Gives back all the room w holds. */
