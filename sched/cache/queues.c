@@ -189,7 +189,7 @@ int queues_refresh(struct cluster *c, const struct cq *changed)
         return 0; /* the full rebuild at the next sync does it all */
     uint32_t n = c->n_cqs;
     bool *was_active = calloc(n ? n : 1, sizeof(*was_active));
-    char (*was_why)[sizeof(c->cqs_v[0]->inactive_reason)] =
+    char(*was_why)[sizeof(c->cqs_v[0]->inactive_reason)] =
         calloc(n ? n : 1, sizeof(*was_why));
     int r = was_active && was_why ? 0 : -ENOMEM;
     for (uint32_t i = 0; r == 0 && i < n; i++) {
