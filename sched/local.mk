@@ -8,6 +8,14 @@
 #   (sched/)   the line: scheduler.h/.c, events in, actions out   core, cache, host, cycle
 #   backend/   the world: sim/ (simulator), kube/ (API server)     core, the line, cache (read)
 #
+# cache/ has what anyone may read (cluster.h, quota_tree.h); what changes
+# the cache is in cache/private/ (store, workloads, queues, events), which
+# only the cache, the line and the cycle name, with line/ (the definition
+# of struct scheduler). A backend sees the line's scheduler.h: events in,
+# actions out, the cluster to read (tests/cli/test_layers.sh checks it).
+# Within cache/ calls go one way: quota_tree <- cluster (the store) <-
+# workload, queueing <- queues <- events <- the line.
+#
 # libordo-sched.la gathers them (each object once) for the program, the
 # tests and benchmarks.
 ORDO_DEFS = -D_GNU_SOURCE -I$(top_builddir) \
@@ -18,8 +26,10 @@ INC_ABI = -I$(top_srcdir)/core/include
 INC_KUBE = -I$(top_srcdir)/core/kube
 INC_HOST = -I$(top_srcdir)/sched/host
 INC_CACHE = -I$(top_srcdir)/sched/cache
+INC_CACHE_PRIVATE = -I$(top_srcdir)/sched/cache/private
 INC_CYCLE = -I$(top_srcdir)/sched/cycle
 INC_LINE = -I$(top_srcdir)/sched
+INC_LINE_PRIVATE = -I$(top_srcdir)/sched/line
 
 noinst_LTLIBRARIES += sched/host/libordo-host.la
 sched_host_libordo_host_la_SOURCES = \
@@ -31,10 +41,17 @@ sched_host_libordo_host_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) $(INC_
 
 noinst_LTLIBRARIES += sched/cache/libordo-cache.la
 sched_cache_libordo_cache_la_SOURCES = \
-	%reldir%/cache/cluster.c %reldir%/cache/cluster.h \
-	%reldir%/cache/quota_tree.c %reldir%/cache/quota_tree.h \
-	%reldir%/cache/workload.c %reldir%/cache/workload.h
-sched_cache_libordo_cache_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_CACHE)
+	%reldir%/cache/cluster.h %reldir%/cache/quota_tree.h \
+	%reldir%/cache/quota_tree.c %reldir%/cache/qtree_share.c \
+	%reldir%/cache/private/qtree_build.h %reldir%/cache/private/qtree_math.h \
+	%reldir%/cache/cluster.c %reldir%/cache/nodes.c %reldir%/cache/removal.c \
+	%reldir%/cache/private/store.h \
+	%reldir%/cache/workload.c %reldir%/cache/queueing.c \
+	%reldir%/cache/private/workload.h \
+	%reldir%/cache/queues.c %reldir%/cache/private/queues.h \
+	%reldir%/cache/events.c %reldir%/cache/private/events.h
+sched_cache_libordo_cache_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_CACHE) \
+	$(INC_CACHE_PRIVATE)
 
 noinst_LTLIBRARIES += sched/cycle/libordo-cycle.la
 sched_cycle_libordo_cycle_la_SOURCES = \
@@ -48,19 +65,27 @@ sched_cycle_libordo_cycle_la_SOURCES = \
 	%reldir%/cycle/host_table.c %reldir%/cycle/host_table.h \
 	%reldir%/cycle/host_kueue.c %reldir%/cycle/host_kueue.h
 sched_cycle_libordo_cycle_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
-	$(INC_CACHE) $(INC_HOST) $(INC_CYCLE) $(INC_LINE)
+	$(INC_CACHE) $(INC_CACHE_PRIVATE) $(INC_HOST) $(INC_CYCLE) $(INC_LINE) \
+	$(INC_LINE_PRIVATE)
 
 noinst_LTLIBRARIES += sched/libordo-line.la
-sched_libordo_line_la_SOURCES = %reldir%/scheduler.c %reldir%/scheduler.h
+sched_libordo_line_la_SOURCES = %reldir%/scheduler.c %reldir%/scheduler.h \
+	%reldir%/line/scheduler_int.h
 sched_libordo_line_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
-	$(INC_CACHE) $(INC_HOST) $(INC_CYCLE) $(INC_LINE)
+	$(INC_CACHE) $(INC_CACHE_PRIVATE) $(INC_HOST) $(INC_CYCLE) $(INC_LINE) \
+	$(INC_LINE_PRIVATE)
 
 noinst_LTLIBRARIES += sched/backend/sim/libordo-sim.la
 sched_backend_sim_libordo_sim_la_SOURCES = \
 	%reldir%/backend/sim/sim.c %reldir%/backend/sim/sim.h \
-	%reldir%/backend/sim/sim_int.h \
-	%reldir%/backend/sim/sim_jobs.c %reldir%/backend/sim/sim_check.c \
-	%reldir%/backend/sim/sim_report.c %reldir%/backend/sim/sim_plot.c
+	%reldir%/backend/sim/sim_int.h %reldir%/backend/sim/sim_events.c \
+	%reldir%/backend/sim/sim_load.c %reldir%/backend/sim/sim_copy.c \
+	%reldir%/backend/sim/sim_pods.c %reldir%/backend/sim/sim_jobs.c \
+	%reldir%/backend/sim/sim_check.c %reldir%/backend/sim/sim_report.c \
+	%reldir%/backend/sim/sim_plot.c %reldir%/backend/sim/sim_plot_int.h \
+	%reldir%/backend/sim/sim_plot_svg.c \
+	%reldir%/backend/sim/sim_plot_usage.c \
+	%reldir%/backend/sim/sim_plot_timeline.c
 sched_backend_sim_libordo_sim_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
 	$(INC_CACHE) $(INC_HOST) $(INC_LINE) -I$(top_srcdir)/sched/backend/sim
 sched_backend_sim_libordo_sim_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)

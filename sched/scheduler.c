@@ -1,9 +1,13 @@
-/* scheduler.c - the line between the world and the decisions: a backend
- * (the simulator, the Kubernetes API) feeds events into the cache and
- * calls scheduler_run(), which runs cycles (cycle/) until one changes
- * nothing; decisions leave through the backend's actions (scheduler.h). */
-#include "scheduler.h"
+/* scheduler.c - the line between the world and the decisions (see
+ * scheduler.h): a backend's events go to the cache (cache/events.c), and
+ * scheduler_run() brings the cache up to date and runs cycles (cycle/)
+ * until one changes nothing; decisions leave through the backend's
+ * actions. */
+#include "scheduler_int.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cycle.h"
@@ -29,11 +33,194 @@ void scheduler_release(struct scheduler *s)
         cluster_release(&s->cluster);
 }
 
+int scheduler_new(const struct sched_config *cfg,
+                  const struct plugin_registry *plugins,
+                  const struct backend_ops *backend, void *backend_data,
+                  struct scheduler **ret)
+{
+    struct scheduler *s = malloc(sizeof(*s));
+    if (!s)
+        return -ENOMEM;
+    scheduler_init(s, cfg, backend, backend_data);
+    if (plugins)
+        s->plugins = *plugins;
+    *ret = s;
+    return 0;
+}
+
+void scheduler_free(struct scheduler *s)
+{
+    if (!s)
+        return;
+    scheduler_release(s);
+    free(s);
+}
+
+const struct cluster *scheduler_cluster(const struct scheduler *s)
+{
+    return &s->cluster;
+}
+
+void scheduler_get_stats(const struct scheduler *s, struct scheduler_stats *ret)
+{
+    ret->cycles = s->cycles;
+    ret->admissions = s->admissions;
+    ret->parked = s->parked;
+    ret->evictions = s->evictions;
+}
+
+int scheduler_take_usage_changed(struct scheduler *s, const struct cq ***ret,
+                                 uint32_t *ret_n)
+{
+    struct cq **v = NULL;
+    int r = cluster_take_usage_changed(&s->cluster, &v, ret_n);
+    *ret = (const struct cq **)v;
+    return r;
+}
+
+/* ---- events in ---------------------------------------------------------- */
+
+int scheduler_clock(struct scheduler *s, int64_t now_ns)
+{
+    if (now_ns < s->cluster.now_ns)
+        return -EINVAL;
+    s->cluster.now_ns = now_ns;
+    return 0;
+}
+
+int scheduler_object_added(struct scheduler *s, struct object *o)
+{
+    return cluster_add(&s->cluster, o);
+}
+
+int scheduler_object_updated(struct scheduler *s, struct object *o)
+{
+    return cluster_update(&s->cluster, o);
+}
+
+int scheduler_object_deleted(struct scheduler *s, enum object_kind kind,
+                             const char *key)
+{
+    return cluster_delete(&s->cluster, kind, key);
+}
+
+int scheduler_pod_phase(struct scheduler *s, const char *key,
+                        enum pod_phase phase)
+{
+    struct pod *p = cluster_pod(&s->cluster, key);
+    if (!p)
+        return -ENOENT;
+    switch (phase) {
+    case POD_PHASE_RUNNING:
+        return 0; /* where it was bound */
+    case POD_PHASE_SUCCEEDED:
+        cluster_pod_succeeded(&s->cluster, p);
+        return 0;
+    case POD_PHASE_FAILED:
+        cluster_pod_gone(&s->cluster, p);
+        return 0;
+    default:
+        return -EINVAL;
+    }
+}
+
+int scheduler_job_status(struct scheduler *s, enum object_kind kind,
+                         const char *key, const struct job_status *st)
+{
+    return cluster_job_status(&s->cluster, kind, key, st);
+}
+
+int scheduler_pod_bound(struct scheduler *s, const char *key)
+{
+    return cluster_pod(&s->cluster, key) ? 0 : -ENOENT;
+}
+
+int scheduler_pod_bind_failed(struct scheduler *s, const char *key)
+{
+    struct pod *p = cluster_pod(&s->cluster, key);
+    if (!p)
+        return -ENOENT;
+    if (p->state != PODSTATE_BOUND || !p->node)
+        return 0; /* not where the bind put it any more */
+    node_charge(p->node, p, -1);
+    p->node = NULL;
+    pod_set_state(&s->cluster, p, PODSTATE_PENDING);
+    cluster_wake_parked(&s->cluster);
+    /* Placed again within its admission (place_stragglers). */
+    if (p->wl && p->wl->state == WL_ADMITTED)
+        return cluster_mark_straggler(&s->cluster, p->wl);
+    return 0;
+}
+
+int scheduler_evict_outcome(struct scheduler *s, const char *key,
+                            const char *how)
+{
+    struct pod *p = cluster_pod(&s->cluster, key);
+    if (!p)
+        return -ENOENT;
+    if (p->wl)
+        snprintf(p->wl->evict_note, sizeof(p->wl->evict_note), "pod %s: %s",
+                 key, how ? how : "");
+    return 0;
+}
+
+/* Stops admitted workload w (its Job changed under it, see events.c): its
+ * pods are evicted through the backend, and when they are gone it queues
+ * again as a new workload. */
+static void stop_workload(struct scheduler *s, struct workload *w)
+{
+    w->stopping = false;
+    if (w->state != WL_ADMITTED || w->evicting)
+        return;
+    snprintf(w->evicted_by, sizeof(w->evicted_by),
+             "its %s changed (Kueue makes it a new workload)",
+             workload_kind_name(w->kind));
+    w->evict_class = NULL;
+    w->evicting = true;
+    w->spares_preemptor = false;
+    w->evicted_by_preemptor = false;
+    w->evicted_ns = s->cluster.now_ns;
+    s->evictions++;
+    LOG_V(2, "stopping workload wl=\"%s\" by=\"%s\"", w->key, w->evicted_by);
+    /* Kueue suspends a job it resumed: its controller makes no new pods
+     * until the workload is admitted again. */
+    if (w->resumes)
+        w->suspended = true;
+    bool any = false;
+    for (size_t i = 0; i < w->n_pods; i++)
+        any |= w->pods[i]->state == PODSTATE_BOUND;
+    if (!any) {
+        workload_requeue_evicted(&s->cluster, w);
+        return;
+    }
+    /* The pods go through the backend; the last one gone requeues it. */
+    for (size_t i = 0; i < w->n_pods && w->evicting; i++) {
+        struct pod *p = w->pods[i];
+        if (p->state != PODSTATE_BOUND)
+            continue;
+        int r = s->backend->evict ? s->backend->evict(s->backend_data, p)
+                                  : -ENOTSUP;
+        if (r < 0) {
+            snprintf(w->evict_note, sizeof(w->evict_note),
+                     "pod %s: eviction not started: %s", p->key, strerror(-r));
+            LOG_E("evicting pod %s failed: %s", p->key, strerror(-r));
+        }
+    }
+}
+
 int scheduler_run(struct scheduler *s)
 {
-    int total = 0;
+    struct cluster *c = &s->cluster;
+    int total = 0, r = cluster_sync(c);
+    for (size_t i = 0; r == 0 && i < c->n_to_stop; i++)
+        stop_workload(s, c->to_stop[i]);
+    c->n_to_stop = 0;
+    /* What the events changed decides first: quota given back, workloads
+     * finished. */
+    if (r < 0 || (r = cluster_progress_changed(c)) < 0)
+        return r;
     for (int i = 0; i < CYCLES_PER_RUN_MAX; i++) {
-        int r = cluster_sync(&s->cluster);
+        r = cluster_sync(&s->cluster);
         if (r < 0)
             return r;
         uint64_t parked = s->parked, evictions = s->evictions;
@@ -41,9 +228,10 @@ int scheduler_run(struct scheduler *s)
         if (r < 0)
             return r;
         if (r == 0 && s->parked == parked && s->evictions == evictions)
-            return total;
+            return (r = cluster_progress_changed(&s->cluster)) < 0 ? r : total;
         total += r;
     }
     LOG_W("stopped after %d cycles at one instant", CYCLES_PER_RUN_MAX);
-    return total;
+    r = cluster_progress_changed(&s->cluster);
+    return r < 0 ? r : total;
 }

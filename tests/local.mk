@@ -20,7 +20,12 @@ UNIT_TESTS = \
 	tests/unit/test_kube_evict \
 	tests/unit/test_strmap \
 	tests/unit/test_decode_limits \
-	tests/unit/test_decode_time
+	tests/unit/test_decode_time \
+	tests/unit/test_events_nodes \
+	tests/unit/test_events_jobs \
+	tests/unit/test_events_queues \
+	tests/unit/test_events_meta \
+	tests/unit/test_events_async
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -85,12 +90,38 @@ tests_unit_test_quota_tree_SOURCES = tests/unit/test_quota_tree.c
 tests_unit_test_quota_tree_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_quota_tree_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
-	sched/backend/sim/sim_report.c sched/backend/sim/sim_plot.c sched/backend/sim/sim.h
+	sched/backend/sim/sim_report.c sched/backend/sim/sim_plot.c \
+	sched/backend/sim/sim_plot_usage.c sched/backend/sim/sim_plot_timeline.c \
+	sched/backend/sim/sim_plot_svg.c \
+	sched/backend/sim/sim_plot_int.h sched/backend/sim/sim.h
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
 tests_unit_test_sim_check_SOURCES = tests/unit/test_sim_check.c
 tests_unit_test_sim_check_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_sim_check_CFLAGS = $(UNIT_CFLAGS)
+# The events-in interface, through scheduler.h on an in-process scheduler
+# with the real plugins (events_helpers.h).
+EVENTS_TEST_SRCS = tests/unit/events_helpers.h tests/unit/test_helpers.h
+tests_unit_test_events_nodes_SOURCES = tests/unit/test_events_nodes.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_nodes_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_nodes_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_events_jobs_SOURCES = tests/unit/test_events_jobs.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_jobs_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_jobs_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_events_queues_SOURCES = tests/unit/test_events_queues.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_queues_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_queues_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_events_meta_SOURCES = tests/unit/test_events_meta.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_meta_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_meta_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_events_async_SOURCES = tests/unit/test_events_async.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_async_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_async_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cluster_scale_SOURCES = tests/unit/test_cluster_scale.c
 tests_unit_test_cluster_scale_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_cluster_scale_CFLAGS = $(UNIT_CFLAGS)
@@ -232,7 +263,8 @@ TESTS += tests/scenarios/run_scenarios
 EXTRA_DIST += tests/scenarios
 
 CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
-	tests/cli/test_host_checks.sh tests/cli/test_layers.sh
+	tests/cli/test_host_checks.sh tests/cli/test_layers.sh \
+	tests/cli/test_backend_line.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
@@ -243,8 +275,17 @@ AM_TESTS_ENVIRONMENT = \
 	ORDO_SRCDIR='$(abs_top_srcdir)'; export ORDO_SRCDIR; \
 	ORDO_BUILDDIR='$(abs_top_builddir)'; export ORDO_BUILDDIR; \
 	ORDO_BUILD_PLUGIN_DIR='$(abs_top_builddir)/plugins/.libs'; export ORDO_BUILD_PLUGIN_DIR; \
+	ORDO_CC='$(CC)'; export ORDO_CC; \
+	ORDO_SIM_CPPFLAGS='$(LAYERS_SIM_CPPFLAGS)'; export ORDO_SIM_CPPFLAGS; \
+	ORDO_ALL_CPPFLAGS='$(LAYERS_ALL_CPPFLAGS)'; export ORDO_ALL_CPPFLAGS; \
 	ASAN_OPTIONS=detect_leaks=1; export ASAN_OPTIONS; \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; export UBSAN_OPTIONS;
+
+# test_backend_line.sh compiles probes with the simulator's include path and
+# with every folder's (the -D flags, which carry quotes, left out).
+LAYERS_SIM_CPPFLAGS = \
+	$(filter-out -D%,$(sched_backend_sim_libordo_sim_la_CPPFLAGS))
+LAYERS_ALL_CPPFLAGS = $(filter-out -D%,$(AM_CPPFLAGS))
 
 # ---- fuzzing ------------------------------------------------------------
 # `make fuzz`: each target of tests/fuzz is built with clang's libFuzzer
@@ -271,6 +312,7 @@ FUZZ_PLUGINS = $(patsubst plugins/%.la,tests/fuzz/plugins/%.so, \
 	$(plugin_LTLIBRARIES))
 FUZZ_HDRS = $(wildcard $(top_srcdir)/core/*.h $(top_srcdir)/core/kube/*.h \
 	$(top_srcdir)/sched/*.h $(top_srcdir)/sched/*/*.h $(top_srcdir)/sched/backend/*/*.h \
+	$(top_srcdir)/sched/cache/private/*.h \
 	$(top_srcdir)/core/include/ordo/*.h $(top_srcdir)/plugins/*/*.h)
 
 $(FUZZ_OBJS): tests/fuzz/obj/%.o: $(top_srcdir)/%.c $(FUZZ_HDRS)

@@ -1,12 +1,17 @@
-/* cluster.h - the scheduler's view of the cluster: the cache that every
- * decision reads and that only events (from a backend) and commits (from the
- * cycle) change.
+/* cluster.h - the scheduler's view of the cluster, as anyone may read it:
+ * the cache that every decision reads and that only events (from a
+ * backend, through scheduler.h) and commits (from the cycle) change.
  *
  * It holds the typed objects of core/objects.h, indexed by key, and what is
  * derived from them: nodes with their free capacity per resource id,
  * ClusterQueues with quota and usage per (flavor, resource), and workloads
  * (gangs of pods) with their state and admission. The same structure serves
- * the simulator and the Kubernetes backend. */
+ * the simulator and the Kubernetes backend.
+ *
+ * This header has the types and the lookups that change nothing. What
+ * changes the cache is declared in private/ (store.h, workload.h,
+ * events.h), which only the cache, the line and the decision core include:
+ * a backend that calls one of those functions does not build. */
 #ifndef ORDO_CLUSTER_H
 #define ORDO_CLUSTER_H
 
@@ -18,6 +23,23 @@
 #include "objects.h"
 #include "quota_tree.h"
 
+#define ORDO_SCHEDULER_NAME "ordo-scheduler"
+#define LABEL_QUEUE_NAME "kueue.x-k8s.io/queue-name"
+#define LABEL_PRIORITY_CLASS "kueue.x-k8s.io/priority-class"
+#define ANNOT_POD_GROUP "kueue.x-k8s.io/pod-group-name"
+#define ANNOT_POD_GROUP_COUNT "kueue.x-k8s.io/pod-group-total-count"
+#define ANNOT_RETRIABLE_IN_GROUP "kueue.x-k8s.io/retriable-in-group"
+#define LABEL_JOBSET_NAME "jobset.sigs.k8s.io/jobset-name"
+#define LABEL_REPLICATED_JOB "jobset.sigs.k8s.io/replicatedjob-name"
+
+/* The most pods one workload may have (its pod sets together: a Job's
+ * parallelism, a JobSet's replicas x parallelism summed, a pod group's
+ * total count): Kubernetes' own limit for an Indexed Job's completions and
+ * parallelism. A workload above it is filed and queued, shown as pending
+ * with a reason, but never admitted, and the simulator makes none of its
+ * pods. */
+#define WORKLOAD_PODS_MAX 100000
+
 struct cq;
 struct workload;
 struct ordo_plugin;
@@ -25,6 +47,10 @@ struct ordo_plugin;
 struct flavor {
     char *name;
     struct object *obj; /* NULL when referenced but missing */
+    /* Deleted while admitted workloads use it: it stays (Kueue's
+     * resource-in-use finalizer) until they are gone, and no ClusterQueue
+     * that lists it admits meanwhile. */
+    bool terminating;
     UT_hash_handle hh;
 };
 
@@ -35,6 +61,9 @@ struct node {
     int64_t *used;  /* bound and assumed pods */
     int32_t n_ids;  /* slots in alloc/used */
     uint32_t index; /* position in cluster.nodes_v */
+    /* Deleted: out of nodes_v and the hash, kept for the pods still bound
+     * to it until they are gone (freed with the cluster). */
+    bool retired;
     UT_hash_handle hh;
 };
 
@@ -42,7 +71,8 @@ enum pod_phase_sim {
     PODSTATE_PENDING = 0, /* no node yet */
     PODSTATE_BOUND,       /* bound (or assumed) to a node, running */
     PODSTATE_SUCCEEDED,
-    PODSTATE_FAILED
+    PODSTATE_FAILED,
+    PODSTATE_GONE /* deleted: out of the store, freed at the next batch */
 };
 
 struct pod {
@@ -50,12 +80,9 @@ struct pod {
     struct object *obj;
     struct workload *wl; /* NULL when not Ordo's */
     uint32_t podset;
-    uint32_t child; /* simulator: the JobSet replica (child Job) it is of */
+    /* Its node while bound; kept when it succeeds (where it ran). */
     struct node *node;
-    /* The node it was last bound to, kept when it goes (for the report). */
-    const struct node *ran_on;
     enum pod_phase_sim state;
-    int64_t bound_at_ns;
     int64_t *request; /* per resource id, n_ids slots, for node usage */
     int32_t n_ids;
     UT_hash_handle hh;
@@ -82,10 +109,9 @@ struct podset {
     /* Its pods by state, kept as they change (pod_set_state), so that
      * nothing rescans a workload's pods to count them. */
     uint32_t n_pending, n_bound, n_succeeded, n_failed;
-    /* A JobSet's replicated job: per child Job (pod.child < n_children),
-     * pods not finished and pods that succeeded. */
-    uint32_t n_children;
-    uint32_t *child_active, *child_succeeded;
+    /* What the status of its Job says succeeded (scheduler_job_status): a
+     * Job's pods, a JobSet replicated job's child Jobs. */
+    uint32_t status_succeeded;
 };
 
 /* What an admission charges per pod of a pod set on one (flavor,
@@ -135,6 +161,17 @@ struct workload {
      * `resumes`: it was created suspended, so it is managed Kueue's way
      * (admission resumes it, eviction suspends it again). */
     bool suspended, resumes;
+    /* The status of its Job or JobSet says it completed. */
+    bool complete;
+    /* A pod of its group said kueue.x-k8s.io/retriable-in-group "false". */
+    bool not_retriable;
+    /* Its Job or JobSet was deleted: it goes when its pods are gone. */
+    bool deleting;
+    /* Out of the store (deleted), freed at the next batch. */
+    bool dead;
+    /* Admitted, its Job's pod counts changed: Kueue makes it a new
+     * workload, so it is stopped and queued again with the new counts. */
+    bool respec, stopping;
     char evicted_by[128]; /* last preemptor, for the record */
     const char *evict_class; /* Kueue's Preempted reason (static), or NULL */
     /* How its pods went at the last eviction (the backend's word: deleted,
@@ -162,15 +199,21 @@ struct workload {
     bool parked;
     bool ns_mismatch; /* its namespace fails its ClusterQueue's selector */
     uint64_t parked_gen;
-    /* Pods that belong to it, in creation order. */
+    /* Pods that belong to it, in creation order; n_dead of them are gone
+     * (PODSTATE_GONE) until the next batch takes them out. */
     size_t n_pods, cap_pods;
     struct pod **pods;
+    uint32_t n_dead;
+    /* Objects of its deleted or replaced pods (or of its deleted Job) that
+     * top and the pod sets' specs point into: freed with it. */
+    struct object **kept;
+    size_t n_kept, cap_kept;
     /* Of them, whatever their pod set: bound, succeeded, failed (or
      * gone). */
     uint32_t pods_bound, pods_succeeded, pods_failed;
     /* Pods its pod sets run together (a JobSet's replicas x parallelism
      * summed, a pod group's total count), without wrapping; above
-     * WORKLOAD_PODS_MAX (workload.h) it is never admitted. */
+     * WORKLOAD_PODS_MAX it is never admitted. */
     uint64_t pods_wanted;
     bool over_cap;
     bool changed; /* listed in cluster.changed */
@@ -199,6 +242,9 @@ struct cq {
     uint32_t index;          /* position in cluster.cqs_v */
     bool active;
     char inactive_reason[160];
+    /* Deleted while workloads are admitted to it (Kueue's finalizer): it
+     * admits nothing and goes when they are gone. */
+    bool terminating;
     /* Parked workloads may fit again when cq_requeue_gen() moves past the
      * value they were parked at: this queue's own bumps (rebuilds) plus
      * the cluster's wake-ups since it joined cqs_v (wake_base). */
@@ -206,13 +252,15 @@ struct cq {
     bool in_v;          /* has been in cqs_v (wake_base is set) */
     bool busy;          /* listed in cluster.busy */
     bool usage_changed; /* listed in cluster.usage_changed */
+    bool sweep;         /* events.c: its pending list is being filtered */
     /* Pending workloads, kept sorted by the QUEUE plugin. */
     size_t n_pending, cap_pending;
     struct workload **pending;
     bool dirty; /* pending needs sorting */
     /* Admitted workloads charged to it, in no order (workload.cq_slot):
      * preemption looks for candidates here, not among all workloads. */
-    uint32_t n_admitted, cap_admitted;
+    uint32_t n_admitted;
+    size_t cap_admitted;
     struct workload **admitted;
     UT_hash_handle hh;
 };
@@ -228,7 +276,8 @@ struct cluster {
     struct flavor *flavors;
     struct node *nodes;
     struct node **nodes_v; /* by index, for iteration */
-    uint32_t n_nodes, cap_nodes;
+    uint32_t n_nodes;
+    size_t cap_nodes;
     struct pod *pods;
     struct workload *workloads;
     uint64_t next_seq; /* for workload.seq */
@@ -239,28 +288,31 @@ struct cluster {
      * some is here): the cycle looks for heads only in these. Sorted by
      * index when busy_sorted. */
     struct cq **busy;
-    uint32_t n_busy, cap_busy;
+    uint32_t n_busy;
+    size_t cap_busy;
     bool busy_sorted;
     /* ClusterQueues whose usage changed since cluster_take_usage_changed()
      * (the simulator samples only those). */
     struct cq **usage_changed;
-    uint32_t n_usage_changed, cap_usage_changed;
+    uint32_t n_usage_changed;
+    size_t cap_usage_changed;
     /* Wake-ups of parked workloads (cluster_wake_parked), for
      * cq_requeue_gen(). */
     uint64_t wake_gen;
-    /* Workloads whose pods or state changed since cluster_take_changed()
-     * (the simulator's controllers reconcile only those), each once. */
+    /* Workloads whose pods, state or status changed since
+     * cluster_take_changed() (the line brings their progress up to date),
+     * each once. */
     struct workload **changed;
     size_t n_changed, cap_changed;
     struct obj_entry *lqs, *pcs, *wpcs, *namespaces, *jobs, *jobsets,
-        *cohorts;
+        *cohorts, *topologies;
     struct qtree tree; /* ClusterQueues and cohorts */
     uint64_t tree_gen; /* bumped each time the tree is rebuilt */
     int64_t now_ns;
     /* Workloads added since the last cluster_sync(). */
     struct workload **fresh;
     size_t n_fresh, cap_fresh;
-    bool queues_dirty; /* a Kueue object changed: rebuild everything */
+    bool queues_dirty; /* a Kueue object arrived: rebuild the queues */
     bool drain;        /* some ClusterQueue or LocalQueue is HoldAndDrain */
     /* Admitted workloads with pods that have no node yet. */
     struct workload **stragglers;
@@ -268,32 +320,39 @@ struct cluster {
     /* Workloads with `preempting` set (cycle_set_preempting): when 0,
      * a queue's head is the first workload that can go. */
     uint32_t n_preempting;
+    /* Deleted pods and workloads, and workloads with deleted pods: freed
+     * and compacted by the next batch (cluster_purge), so that pointers
+     * held during a cycle stay valid. */
+    struct pod **dead_pods;
+    size_t n_dead_pods, cap_dead_pods;
+    struct workload **dead_wls;
+    size_t n_dead_wls, cap_dead_wls;
+    struct workload **compact;
+    size_t n_compact, cap_compact;
+    /* Deleted nodes and ClusterQueues that something may still point to:
+     * freed with the cluster. */
+    struct node **retired_nodes;
+    size_t n_retired_nodes, cap_retired_nodes;
+    struct cq **retired_cqs;
+    size_t n_retired_cqs, cap_retired_cqs;
+    /* Admitted workloads the line must stop (their pods evicted through the
+     * backend) before the next cycle. */
+    struct workload **to_stop;
+    size_t n_to_stop, cap_to_stop;
+    /* ClusterQueues, ResourceFlavors and workloads waiting to go. */
+    uint32_t n_terminating;
 };
 
-/* Lifecycle. */
-void cluster_init(struct cluster *c);
-void cluster_release(struct cluster *c); /* frees every object it holds */
-
-/* Takes ownership of o and files it. Pods are attached to their workload
- * (or become one); Jobs and JobSets become workloads. Returns 0, -EEXIST
- * (same key already there; o is freed) or -ENOMEM. */
-int cluster_add(struct cluster *c, struct object *o);
-
-/* Rebuilds ClusterQueues (quota, flavors, active state) from the current
- * objects; called after objects of the Kueue kinds change. */
-int cluster_rebuild_queues(struct cluster *c);
-
-/* Brings queues up to date after a batch of cluster_add() calls: rebuilds
- * ClusterQueues when Kueue objects changed, else queues new workloads. */
-int cluster_sync(struct cluster *c);
-/* A pod of ours ended (evicted or deleted): it leaves its node; when the
- * last pod of an evicting workload is gone, the workload gives its quota
- * back and queues again. */
-void cluster_pod_gone(struct cluster *c, struct pod *p);
-
-/* Something freed quota or node room: every parked workload gets another
- * try (BestEffortFIFO). O(1): it moves every queue's cq_requeue_gen(). */
-void cluster_wake_parked(struct cluster *c);
+/* What a Job's or JobSet's status says (the Kubernetes API's): a Job's
+ * status.succeeded and its Complete condition; a JobSet's
+ * replicatedJobsStatus[i].succeeded (child Jobs that succeeded, in the
+ * order of spec.replicatedJobs) and its Completed condition. */
+struct job_status {
+    bool complete;
+    int32_t succeeded;
+    uint32_t n_replicated;
+    const int32_t *replicated_succeeded;
+};
 
 /* The requeue generation of q: parked workloads of q whose parked_gen is
  * below it get another try. */
@@ -303,84 +362,45 @@ static inline uint64_t cq_requeue_gen(const struct cluster *c,
     return q->requeue_gen + (c->wake_gen - q->wake_base);
 }
 
-/* Sets a pod's state, keeping its workload's counts (pod sets, JobSet
- * children) and marking the workload changed. */
-void pod_set_state(struct cluster *c, struct pod *p, enum pod_phase_sim s);
-
-/* Adds (sign 1) or removes (-1) pod p in its workload's counts, by its
- * current state, pod set and child. */
-void workload_count_pod(struct workload *w, const struct pod *p, int sign);
-
-/* Lists w among the workloads that changed (once until taken). 0 or
- * -ENOMEM. */
-int cluster_mark_changed(struct cluster *c, struct workload *w);
-/* Hands over the changed workloads (in the order of their creation) and
- * starts a new list: *ret (free it) gets *ret_n entries, their `changed`
- * cleared. 0 or -ENOMEM. */
-int cluster_take_changed(struct cluster *c, struct workload ***ret,
-                         size_t *ret_n);
-
-/* Lists q as having pending workloads (queue_push). 0 or -ENOMEM. */
-int cluster_mark_busy(struct cluster *c, struct cq *q);
-/* Sorts the busy list by index and drops queues with nothing pending. */
-void cluster_busy_refresh(struct cluster *c);
-
-/* Marks q's usage as changed (cq_charge, rebuilds). */
-void cluster_mark_usage(struct cluster *c, struct cq *q);
-/* The ClusterQueues whose usage changed, by index, into the caller's
- * *ret (free it); the list starts again. 0 or -ENOMEM. */
-int cluster_take_usage_changed(struct cluster *c, struct cq ***ret,
-                               uint32_t *ret_n);
-
-/* Node room held for w, pods already charged on their nodes: a
- * preemptor's (its own pending pods, where the check before its evictions
- * placed them) until it is tried again, or an admitted job's planned pods
- * (owned by w: cluster_planned_pod_free) until its real pods come. Gives
- * back what w held before. 0 or -ENOMEM (nothing held then). */
-int cluster_hold_room(struct workload *w, struct pod **pods,
-                      struct node **nodes, size_t n, bool planned);
-/* Gives back all the room w holds. */
-void cluster_release_room(struct workload *w);
-/* Gives back up to k planned pods of pod set ps: its real pods are about
- * to be placed. */
-void cluster_release_planned(struct workload *w, uint32_t ps, uint32_t k);
-/* Frees a planned pod (one that stands for a pod not created yet). */
-void cluster_planned_pod_free(struct pod *p);
 /* Whether p is a planned pod: it has no object. */
 static inline bool pod_planned(const struct pod *p)
 {
     return p->obj == NULL;
 }
 
-/* Records that admitted workload w has a pod without a node. */
-int cluster_mark_straggler(struct cluster *c, struct workload *w);
-/* Records a new workload for the next cluster_sync(). */
-int cluster_mark_fresh(struct cluster *c, struct workload *w);
+/* Index of flavor f in group g, or -1. */
+static inline int cq_group_flavor_index(const struct cq_group *g,
+                                        const struct flavor *f)
+{
+    for (uint32_t i = 0; i < g->n_flavors; i++)
+        if (g->flavors[i] == f)
+            return (int)i;
+    return -1;
+}
 
-struct obj_entry *cluster_find(struct obj_entry *index, const char *key);
-struct node *cluster_node(struct cluster *c, const char *name);
-struct cq *cluster_cq(struct cluster *c, const char *name);
-struct flavor *cluster_flavor(struct cluster *c, const char *name);
+/* Index of resource id in group g, or -1. */
+static inline int cq_group_res_index(const struct cq_group *g, int32_t id)
+{
+    for (uint32_t i = 0; i < g->n_res; i++)
+        if (g->res_ids[i] == id)
+            return (int)i;
+    return -1;
+}
+
+/* Lookups by key ("ns/name" for pods and workloads, the name for nodes and
+ * ClusterQueues); NULL when absent. */
+const struct pod *cluster_get_pod(const struct cluster *c, const char *key);
+const struct workload *cluster_get_workload(const struct cluster *c,
+                                            const char *key);
+const struct node *cluster_get_node(const struct cluster *c,
+                                    const char *name);
+const struct cq *cluster_get_cq(const struct cluster *c, const char *name);
+/* The object of kind and key the cluster holds, or NULL. */
+const struct object *cluster_get_object(const struct cluster *c,
+                                        enum object_kind kind,
+                                        const char *key);
 
 /* Node accounting: free capacity of id (allocatable - used). */
 int64_t node_free_capacity(const struct node *n, int32_t id);
-/* Adds (sign 1) or removes (sign -1) a pod's request on a node. */
-int node_charge(struct node *n, const struct pod *p, int sign);
-
-/* Quota accounting of an admission: adds (sign 1) or removes (-1) the
- * workload's usage on its admitted ClusterQueue. */
-void cq_charge(struct cq *cq, const struct workload *wl, int sign);
-/* Appends w (pending) to q's pending list and lists q among c's busy
- * queues; the cycle sorts the list lazily (q->dirty). 0 or -ENOMEM. */
-int cq_queue_push(struct cluster *c, struct cq *q, struct workload *w);
-/* Removes w from q's pending list when it is there. */
-void cq_queue_remove(struct cq *q, struct workload *w);
-/* Files w among q's admitted workloads (0 or -ENOMEM) / takes it out. */
-int cq_add_admitted(struct cq *q, struct workload *w);
-void cq_remove_admitted(struct cq *q, struct workload *w);
-/* Index of flavor f in group g, or -1. */
-int cq_group_flavor_index(const struct cq_group *g, const struct flavor *f);
-/* Index of resource id in group g, or -1. */
-int cq_group_res_index(const struct cq_group *g, int32_t id);
 
 #endif

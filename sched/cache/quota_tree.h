@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <uthash.h>
 
-struct cluster;
 struct cq;
 struct flavor;
 
@@ -33,7 +32,8 @@ struct qnode {
     struct cq *cq;       /* non-NULL for a ClusterQueue leaf */
     struct qnode *parent;
     struct qnode **children;
-    uint32_t n_children, cap_children;
+    uint32_t n_children;
+    size_t cap_children;
     int height;          /* 0 for a CQ; 1 + max(children) for a cohort */
     int64_t weight_milli; /* fair sharing weight */
     bool exists;         /* cohort: a Cohort object defines it */
@@ -59,18 +59,11 @@ struct qtree {
     struct qnode **cq_nodes; /* one per cluster->cqs_v entry, same order */
     uint32_t n_cq;
     struct fr_key *frs;
-    uint32_t n_fr, cap_fr;
+    uint32_t n_fr;
+    size_t cap_fr;
 };
 
-/* Records every node's usage as its baseline; called once a rebuilt tree
- * carries the usage of the admitted workloads again. */
-void qtree_mark_baseline(struct qtree *t);
-
-/* Builds the tree from the cluster's ClusterQueues and Cohort objects.
- * ClusterQueues under a parentName cycle are made inactive with a reason.
- * Usage starts at zero (the caller re-charges admitted workloads). */
-int qtree_build(struct qtree *t, struct cluster *c);
-void qtree_release(struct qtree *t);
+/* Building the tree and moving usage through it: private/qtree_build.h. */
 
 /* Index of (flavor, resource), or -1 when no queue or cohort lists it. */
 int qtree_fr(const struct qtree *t, const struct flavor *f, int32_t res);
@@ -87,9 +80,6 @@ bool qtree_any_cq(const struct qnode *n, bool (*fn)(struct cq *q, void *data),
 
 /* Usage of node n for FR i (a CQ's from its groups). */
 int64_t qnode_usage(const struct qnode *n, int i);
-/* Adds (val > 0) or removes (val < 0) usage of a CQ on FR i, passing the
- * part beyond what each node holds locally to its parent. */
-void qtree_add_usage(struct qnode *cq_node, int i, int64_t val);
 
 /* Kueue's Available(cq, fr): what the CQ can still take now, borrowing
  * included (>= 0), and never more than qtree_headroom. */

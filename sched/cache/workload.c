@@ -1,67 +1,30 @@
-/* workload.c - workload assembly, queue and priority resolution (see
- * workload.h). */
+/* workload.c - workload assembly (see private/workload.h): Jobs, JobSets,
+ * pod groups and single pods become workloads, pods join the workload they
+ * belong to. Queueing is in queueing.c. */
 #include "workload.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "resid.h"
 
-void workload_set_reason(struct workload *w, const char *fmt, ...)
+/* Sets a pod set's count and template: per-pod request as resource ids
+ * (its pods' counts stay). */
+static int podset_set_spec(struct podset *s, uint32_t count,
+                           const struct pod_spec *spec)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->reason, sizeof(w->reason), fmt, ap);
-    va_end(ap);
-}
-
-void workload_free(struct workload *w)
-{
-    if (!w)
-        return;
-    for (uint32_t i = 0; i < w->n_podsets; i++) {
-        free(w->podsets[i].name);
-        free(w->podsets[i].req_ids);
-        free(w->podsets[i].req_milli);
-        free(w->podsets[i].child_active);
-        free(w->podsets[i].child_succeeded);
-    }
-    free(w->podsets);
-    free(w->flavors);
-    free(w->charges);
-    free(w->preempt_assign);
-    for (size_t i = 0; w->held_planned && i < w->n_held; i++)
-        cluster_planned_pod_free(w->held_pods[i]);
-    free(w->held_pods);
-    free(w->held_nodes);
-    free(w->pods);
-    free(w->key);
-    free(w->ns);
-    free(w->local_queue);
-    free(w);
-}
-
-static struct workload *find_wl(struct cluster *c, const char *key)
-{
-    struct workload *w = NULL;
-    HASH_FIND_STR(c->workloads, key, w);
-    return w;
-}
-
-/* Fills a pod set from a pod spec: per-pod request as resource ids. */
-static int podset_init(struct podset *s, const char *name, uint32_t count,
-                       const struct pod_spec *spec)
-{
-    s->name = strdup(name);
+    free(s->req_ids);
+    free(s->req_milli);
     s->count = count;
     s->spec = spec;
+    s->n_req = 0;
     size_t n = spec->requests.n;
     s->req_ids = calloc(n ? n : 1, sizeof(*s->req_ids));
     s->req_milli = calloc(n ? n : 1, sizeof(*s->req_milli));
-    if (!s->name || !s->req_ids || !s->req_milli)
+    if (!s->req_ids || !s->req_milli)
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         /* Zero requests stay: a resource the ClusterQueue covers gets a
@@ -74,6 +37,15 @@ static int podset_init(struct podset *s, const char *name, uint32_t count,
         s->req_milli[s->n_req++] = e->milli;
     }
     return 0;
+}
+
+static int podset_init(struct podset *s, const char *name, uint32_t count,
+                       const struct pod_spec *spec)
+{
+    s->name = strdup(name);
+    if (!s->name)
+        return -ENOMEM;
+    return podset_set_spec(s, count, spec);
 }
 
 /* Priority: WorkloadPriorityClass label, then the pod template's
@@ -142,22 +114,6 @@ static int wl_insert(struct cluster *c, struct workload *w)
     return cluster_mark_fresh(c, w);
 }
 
-/* A JobSet pod set's counters per child Job. Only a pod set that runs pods
- * has children worth counting (replicas x parallelism is within the cap
- * then, so is replicas). */
-static int podset_children(struct podset *s, uint32_t replicas,
-                           uint32_t parallelism)
-{
-    if (parallelism == 0 || replicas == 0)
-        return 0;
-    s->child_active = calloc(replicas, sizeof(uint32_t));
-    s->child_succeeded = calloc(replicas, sizeof(uint32_t));
-    if (!s->child_active || !s->child_succeeded)
-        return -ENOMEM;
-    s->n_children = replicas;
-    return 0;
-}
-
 static bool template_is_ours(const struct pod_spec *s)
 {
     return strcmp(s->scheduler_name, ORDO_SCHEDULER_NAME) == 0;
@@ -168,7 +124,7 @@ int workload_add_owner(struct cluster *c, struct object *o)
     char key[512];
     object_key(o, key, sizeof(key));
     struct obj_entry **index = o->kind == OBJ_JOB ? &c->jobs : &c->jobsets;
-    if (cluster_find(*index, key) || find_wl(c, key)) {
+    if (cluster_find(*index, key) || cluster_workload(c, key)) {
         object_free(o);
         return -EEXIST;
     }
@@ -213,14 +169,6 @@ int workload_add_owner(struct cluster *c, struct object *o)
                             &rj->spec.template.spec) < 0)
                 goto oom;
         }
-        for (size_t i = 0;
-             w->pods_wanted <= WORKLOAD_PODS_MAX && i < jset->n_replicated_jobs;
-             i++) {
-            const struct replicated_job *rj = &jset->replicated_jobs[i];
-            if (podset_children(&w->podsets[i], (uint32_t)rj->replicas,
-                                (uint32_t)rj->spec.parallelism) < 0)
-                goto oom;
-        }
         /* Kueue takes the first pod set that names a PriorityClass. */
         const struct pod_spec *spec =
             jset->n_replicated_jobs
@@ -245,25 +193,17 @@ oom:
 
 static int wl_attach_pod(struct cluster *c, struct workload *w, struct pod *p)
 {
-    if (w->n_pods == w->cap_pods) {
-        size_t cap = w->cap_pods ? w->cap_pods * 2 : 8;
-        struct pod **v = realloc(w->pods, cap * sizeof(*v));
-        if (!v)
-            return -ENOMEM;
-        w->pods = v;
-        w->cap_pods = cap;
-    }
+    if (GROW_ARRAY(w->pods, w->n_pods, w->cap_pods) < 0)
+        return -ENOMEM;
     w->pods[w->n_pods++] = p;
     p->wl = w;
     workload_count_pod(w, p, 1);
+    /* Kueue finishes an evicted group one of whose pods said so. */
+    const char *v = strmap_get(&p->obj->meta.annotations,
+                               ANNOT_RETRIABLE_IN_GROUP);
+    if (v && strcmp(v, "false") == 0)
+        w->not_retriable = true;
     return cluster_mark_changed(c, w);
-}
-
-void workload_set_pod_child(struct workload *w, struct pod *p, uint32_t child)
-{
-    workload_count_pod(w, p, -1);
-    p->child = child;
-    workload_count_pod(w, p, 1);
 }
 
 /* Finds or creates the workload a pod of ours belongs to. */
@@ -275,12 +215,12 @@ static struct workload *wl_for_pod(struct cluster *c, struct pod *p, int *ret)
     *ret = 0;
     if (own && strcmp(own->kind, "Job") == 0) {
         snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, own->name);
-        return find_wl(c, key);
+        return cluster_workload(c, key);
     }
     const char *js = strmap_get(&o->meta.labels, LABEL_JOBSET_NAME);
     if (js) {
         snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, js);
-        struct workload *w = find_wl(c, key);
+        struct workload *w = cluster_workload(c, key);
         const char *rj = strmap_get(&o->meta.labels, LABEL_REPLICATED_JOB);
         for (uint32_t i = 0; w && rj && i < w->n_podsets; i++)
             if (strcmp(w->podsets[i].name, rj) == 0)
@@ -294,7 +234,7 @@ static struct workload *wl_for_pod(struct cluster *c, struct pod *p, int *ret)
         snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, group);
     else
         snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, o->meta.name);
-    struct workload *w = find_wl(c, key);
+    struct workload *w = cluster_workload(c, key);
     if (w)
         return w;
     uint32_t total = 1;
@@ -389,10 +329,8 @@ int workload_add_pod(struct cluster *c, struct object *o)
     object_key(o, key, sizeof(key));
     struct pod *p = NULL;
     HASH_FIND_STR(c->pods, key, p);
-    if (p) {
-        object_free(o);
-        return -EEXIST;
-    }
+    if (p)
+        return -EEXIST; /* o stays the caller's */
     p = calloc(1, sizeof(*p));
     if (!p || !(p->key = strdup(key)))
         goto oom;
@@ -426,8 +364,6 @@ int workload_add_pod(struct cluster *c, struct object *o)
 
     if (p->state == PODSTATE_BOUND) {
         p->node = cluster_node(c, o->u.pod.spec.node_name);
-        p->ran_on = p->node;
-        p->bound_at_ns = c->now_ns;
         if (p->node)
             node_charge(p->node, p, 1);
     }
@@ -464,372 +400,61 @@ oom:
     return -ENOMEM;
 }
 
-bool workload_uses_fr(const struct workload *w, const struct flavor *f,
-                      int32_t id)
+
+/* ---- changes ------------------------------------------------------------ */
+
+/* The pod set count the spec of Job or JobSet o asks for, ps being a
+ * replicated job of a JobSet: a Job's parallelism, replicas x parallelism. */
+static uint64_t owner_count(const struct object *o, uint32_t ps)
 {
-    if (!w->admitted_cq)
-        return false;
-    for (uint32_t k = 0; k < w->n_charges; k++)
-        if (w->charges[k].flavor == f && w->charges[k].res == id &&
-            w->charges[k].per_pod > 0)
-            return true;
-    return false;
+    if (o->kind == OBJ_JOB)
+        return (uint32_t)o->u.job.spec.parallelism;
+    const struct replicated_job *rj = &o->u.jobset.replicated_jobs[ps];
+    return (uint64_t)rj->replicas * (uint64_t)rj->spec.parallelism;
 }
 
-int workload_record_charges(struct workload *w, const struct cq *q)
+static const struct pod_spec *owner_template(const struct object *o,
+                                             uint32_t ps)
 {
-    int32_t pods_id = resid_lookup(RESOURCE_PODS);
-    size_t cap = 0, n = 0;
-    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
-        cap += w->podsets[ps].n_req + 1;
-    struct wl_charge *v = calloc(cap ? cap : 1, sizeof(*v));
-    if (!v)
-        return -ENOMEM;
-    for (uint32_t ps = 0; w->flavors && ps < w->n_podsets; ps++) {
-        const struct podset *s = &w->podsets[ps];
-        for (uint32_t g = 0; g < q->n_groups; g++) {
-            const struct cq_group *grp = &q->groups[g];
-            const struct flavor *f = w->flavors[ps * q->n_groups + g];
-            if (!f || cq_group_flavor_index(grp, f) < 0)
-                continue;
-            for (uint32_t i = 0; i <= s->n_req && n < cap; i++) {
-                int32_t id = i < s->n_req ? s->req_ids[i] : pods_id;
-                if (cq_group_res_index(grp, id) < 0)
-                    continue;
-                v[n++] = (struct wl_charge){
-                    f, id, ps, i < s->n_req ? s->req_milli[i] : 1000};
-            }
-        }
-    }
-    free(w->charges);
-    w->charges = v;
-    w->n_charges = (uint32_t)n;
-    return 0;
+    return o->kind == OBJ_JOB
+               ? &o->u.job.spec.template.spec
+               : &o->u.jobset.replicated_jobs[ps].spec.template.spec;
 }
 
-uint32_t workload_pending_pods(const struct workload *w, uint32_t ps)
+int workload_apply_spec(struct workload *w)
 {
-    return ps < w->n_podsets ? w->podsets[ps].n_pending : 0;
-}
-
-bool workload_ready(const struct workload *w)
-{
-    /* A suspended job has no pods yet: admission resumes it. */
-    if (w->suspended)
-        return true;
-    /* A pod group is complete when all its pods exist (pods that failed or
-     * were evicted do not count: replacements take their place). */
-    if (w->kind == WL_POD_GROUP && w->n_pods - w->pods_failed < w->group_total)
-        return false;
-    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
-        if (workload_pending_pods(w, ps) < w->podsets[ps].count)
-            return false;
-    return true;
-}
-
-/* The LocalQueue/ClusterQueue of w, or NULL with the reason set. */
-static struct cq *resolve_cq(struct cluster *c, struct workload *w)
-{
-    char key[512];
-    const char *lq = w->local_queue;
-    struct obj_entry *e;
-    w->ns_mismatch = false;
-    if (!lq) {
-        snprintf(key, sizeof(key), "%s/default", w->ns);
-        if (!cluster_find(c->lqs, key)) {
-            workload_set_reason(w, "no queue: label %s not set and no "
-                                   "LocalQueue \"default\" in namespace %s",
-                                LABEL_QUEUE_NAME, w->ns);
-            return NULL;
-        }
-        /* Kueue writes the default into the job's queue-name label. */
-        lq = "default";
-        char *copy = strdup(lq);
-        if (copy)
-            w->local_queue = copy;
-    }
-    snprintf(key, sizeof(key), "%s/%s", w->ns, lq);
-    if (!(e = cluster_find(c->lqs, key))) {
-        workload_set_reason(w, "LocalQueue %s doesn't exist", lq);
-        return NULL;
-    }
-    const struct local_queue *l = &e->obj->u.local_queue;
-    struct cq *q = cluster_cq(c, l->cluster_queue);
-    if (!q) {
-        workload_set_reason(w, "ClusterQueue %s doesn't exist",
-                            l->cluster_queue);
-        return NULL;
-    }
-    if (l->stop_policy != STOP_POLICY_NONE && w->state == WL_PENDING) {
-        workload_set_reason(w, "LocalQueue %s is inactive", lq);
-        return NULL;
-    }
-    const struct label_selector *sel =
-        q->obj->u.cluster_queue.namespace_selector;
-    /* A Namespace carries kubernetes.io/metadata.name (decode_namespace);
-     * one not (yet) known has only that label. */
-    struct strmap_entry name_label = {"kubernetes.io/metadata.name", w->ns};
-    struct strmap only_name = {.n = 1, .items = &name_label};
-    const struct strmap *nsl = &only_name;
-    struct obj_entry *ns = cluster_find(c->namespaces, w->ns);
-    if (ns)
-        nsl = &ns->obj->meta.labels;
-    if (!label_selector_matches(sel, nsl) && w->state == WL_PENDING) {
-        /* Kueue queues it all the same (it counts as pending there), never
-         * as a head: it is inadmissible until the namespace changes, and
-         * blocks nothing, StrictFIFO included. */
-        workload_set_reason(w, "namespace %s is not selected by ClusterQueue "
-                               "%s",
-                            w->ns, q->name);
-        w->ns_mismatch = true;
-        return q;
-    }
-    if (!q->active && w->state == WL_PENDING) {
-        workload_set_reason(w, "ClusterQueue %s is inactive: %s", q->name,
-                            q->inactive_reason);
-        return q; /* queued, but its CQ admits nothing */
-    }
-    return q;
-}
-
-/* Flavors of a workload that was running before Ordo saw it: per group, the
- * first flavor whose nodeLabels all match the node of a pod of the set. */
-static int infer_flavors(struct workload *w, struct cq *q)
-{
-    free(w->flavors);
-    w->flavors = calloc((size_t)w->n_podsets * (q->n_groups ? q->n_groups : 1),
-                        sizeof(*w->flavors));
-    if (!w->flavors)
-        return -ENOMEM;
+    const struct object *o = w->top;
+    w->pods_wanted = 0;
     for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
-        const struct node *node = NULL;
-        for (size_t i = 0; i < w->n_pods && !node; i++)
-            if (w->pods[i]->podset == ps && w->pods[i]->node)
-                node = w->pods[i]->node;
-        for (uint32_t g = 0; g < q->n_groups; g++) {
-            const struct cq_group *grp = &q->groups[g];
-            struct flavor *pick = grp->n_flavors ? grp->flavors[0] : NULL;
-            for (uint32_t f = 0; node && f < grp->n_flavors; f++) {
-                const struct flavor *fl = grp->flavors[f];
-                if (!fl->obj)
-                    continue;
-                const struct strmap *nl = &fl->obj->u.resource_flavor.node_labels;
-                bool match = true;
-                for (size_t k = 0; k < nl->n && match; k++) {
-                    const char *v = strmap_get(&node->obj->meta.labels,
-                                               nl->items[k].key);
-                    match = v && strcmp(v, nl->items[k].value) == 0;
-                }
-                if (match) {
-                    pick = grp->flavors[f];
-                    break;
-                }
-            }
-            w->flavors[ps * q->n_groups + g] = pick;
-        }
+        uint64_t count = owner_count(o, ps);
+        w->pods_wanted += count;
+        if (podset_set_spec(&w->podsets[ps],
+                            count > UINT32_MAX ? UINT32_MAX : (uint32_t)count,
+                            owner_template(o, ps)) < 0)
+            return -ENOMEM;
     }
-    w->flavor_groups = q->n_groups;
+    w->over_cap = w->pods_wanted > WORKLOAD_PODS_MAX;
+    w->respec = false;
     return 0;
 }
 
-/* After a ClusterQueue changed, lays an admitted workload's flavors out by
- * the new resource groups: each group gets the flavor the pod set had
- * that the group lists (none when the group is new to it). */
-static int remap_flavors(struct workload *w, const struct cq *q)
+bool workload_set_top(struct workload *w, struct object *o)
 {
-    uint32_t ng = q->n_groups ? q->n_groups : 1;
-    struct flavor **v = calloc((size_t)w->n_podsets * ng, sizeof(*v));
-    if (!v)
-        return -ENOMEM;
+    bool counts = false;
+    w->top = o;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
+        w->podsets[ps].spec = owner_template(o, ps);
+        counts |= owner_count(o, ps) != w->podsets[ps].count;
+    }
+    return counts;
+}
+
+void workload_repoint_pod(struct workload *w, const struct object *old,
+                          struct object *o)
+{
+    if (w->top == old)
+        w->top = o;
     for (uint32_t ps = 0; ps < w->n_podsets; ps++)
-        for (uint32_t g = 0; g < q->n_groups; g++)
-            for (uint32_t k = 0; k < w->flavor_groups; k++) {
-                struct flavor *f = w->flavors[ps * w->flavor_groups + k];
-                if (f && cq_group_flavor_index(&q->groups[g], f) >= 0) {
-                    v[ps * q->n_groups + g] = f;
-                    break;
-                }
-            }
-    free(w->flavors);
-    w->flavors = v;
-    w->flavor_groups = q->n_groups;
-    return 0;
-}
-
-int workload_requeue_all(struct cluster *c)
-{
-    for (uint32_t i = 0; i < c->n_busy; i++)
-        c->busy[i]->busy = false;
-    c->n_busy = 0;
-    for (uint32_t i = 0; i < c->n_cqs; i++) {
-        struct cq *q = c->cqs_v[i];
-        q->n_pending = 0;
-        q->n_admitted = 0;
-        for (uint32_t g = 0; g < q->n_groups; g++)
-            memset(q->groups[g].usage, 0,
-                   (size_t)q->groups[g].n_res * q->groups[g].n_flavors *
-                       sizeof(int64_t));
-        cluster_mark_usage(c, q);
-    }
-    struct workload *w, *tmp;
-    HASH_ITER(hh, c->workloads, w, tmp)
-    {
-        w->queued = false;
-        if (workload_enqueue(c, w) < 0)
-            return -ENOMEM;
-    }
-    c->n_fresh = 0;
-    return 0;
-}
-
-/* A workload whose kueue.x-k8s.io/priority-class label names a
- * WorkloadPriorityClass takes its current value (Kueue updates workloads
- * when the class changes). Returns false when the class does not exist:
- * Kueue makes no Workload for such a job until it does. */
-static bool refresh_wpc_priority(struct cluster *c, struct workload *w)
-{
-    const char *wpc = strmap_get(&w->top->meta.labels, LABEL_PRIORITY_CLASS);
-    if (!wpc)
-        return true;
-    struct obj_entry *e = cluster_find(c->wpcs, wpc);
-    if (!e)
-        return false;
-    w->priority = e->obj->u.workload_priority_class.value;
-    return true;
-}
-
-/* The reason of a workload above WORKLOAD_PODS_MAX, whatever else it
- * waits for. */
-static void over_cap_reason(struct workload *w)
-{
-    workload_set_reason(w,
-                        "%s %s has %llu pods; Ordo admits at most %u pods "
-                        "per workload",
-                        workload_kind_name(w->kind), w->key,
-                        (unsigned long long)w->pods_wanted,
-                        (unsigned)WORKLOAD_PODS_MAX);
-}
-
-int workload_enqueue(struct cluster *c, struct workload *w)
-{
-    if (w->queued || w->state == WL_FINISHED)
-        return 0;
-    w->cq = NULL;
-    if (!refresh_wpc_priority(c, w) && w->state == WL_PENDING) {
-        workload_set_reason(
-            w, "WorkloadPriorityClass %s not found",
-            strmap_get(&w->top->meta.labels, LABEL_PRIORITY_CLASS));
-        if (w->over_cap)
-            over_cap_reason(w);
-        return 0;
-    }
-    if (w->state == WL_ADMITTED) {
-        struct cq *q = w->admitted_cq;
-        if (!q) {
-            q = resolve_cq(c, w);
-            if (!q)
-                return 0; /* running, but no queue to charge */
-            w->admitted_cq = q;
-            /* Its controller now sees a queue to give quota back to. */
-            if (infer_flavors(w, q) < 0 || cluster_mark_changed(c, w) < 0)
-                return -ENOMEM;
-        }
-        if (w->flavors && remap_flavors(w, q) < 0)
-            return -ENOMEM;
-        /* Charged as admitted: only a workload found running (flavors
-         * inferred) records its charges here. */
-        if (!w->charges && workload_record_charges(w, q) < 0)
-            return -ENOMEM;
-        w->cq = q;
-        w->queued = true;
-        if (cq_add_admitted(q, w) < 0)
-            return -ENOMEM;
-        cq_charge(q, w, 1);
-        return 0;
-    }
-    struct cq *q = resolve_cq(c, w);
-    if (w->over_cap)
-        over_cap_reason(w); /* queued, never a head (queue_head) */
-    if (!q)
-        return 0;
-    w->cq = q;
-    w->queued = true;
-    return cq_queue_push(c, q, w);
-}
-
-/* Gives an admitted workload's quota back to its ClusterQueue. */
-static void release_admission(struct workload *w)
-{
-    if (w->state == WL_ADMITTED && w->admitted_cq) {
-        cq_charge(w->admitted_cq, w, -1);
-        cq_remove_admitted(w->admitted_cq, w);
-    }
-}
-
-/* Whether a pod group waits for replacement pods when its pods are gone:
- * not when one of its pods says kueue.x-k8s.io/retriable-in-group
- * "false". */
-static bool retriable(const struct workload *w)
-{
-    for (size_t i = 0; i < w->n_pods; i++) {
-        const char *v = strmap_get(&w->pods[i]->obj->meta.annotations,
-                                   ANNOT_RETRIABLE_IN_GROUP);
-        if (v && strcmp(v, "false") == 0)
-            return false;
-    }
-    return true;
-}
-
-void workload_requeue_evicted(struct cluster *c, struct workload *w)
-{
-    release_admission(w);
-    cluster_release_room(w);
-    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
-        w->podsets[ps].reclaimable = 0;
-    w->state = WL_PENDING;
-    (void)cluster_mark_changed(c, w); /* out of memory: seen next change */
-    w->evicting = false;
-    w->admitted_cq = NULL;
-    w->queued = false;
-    w->parked = false;
-    w->evictions++;
-    free(w->flavors);
-    w->flavors = NULL;
-    free(w->charges);
-    w->charges = NULL;
-    w->n_charges = 0;
-    workload_set_reason(w, "evicted: %s%s%s%s%s",
-                        strchr(w->evicted_by, '/') ? "preempted by " : "",
-                        w->evicted_by, w->evict_class ? " (" : "",
-                        w->evict_class ? w->evict_class : "",
-                        w->evict_class ? ")" : "");
-    if (w->kind == WL_POD || (w->kind == WL_POD_GROUP && !retriable(w))) {
-        /* A plain pod has no controller to make it again: once evicted it
-         * is done, and so is a group marked retriable-in-group "false"
-         * (Kueue finishes such a workload too). */
-        w->state = WL_FINISHED;
-        w->finished_ns = c->now_ns;
-        w->has_finished = true;
-        return;
-    }
-    if (w->kind == WL_POD_GROUP)
-        /* Its user makes replacement pods, which fill the pod sets again
-         * (podset_for_pod); the evicted ones no longer count. */
-        for (uint32_t ps = 0; ps < w->n_podsets; ps++)
-            w->podsets[ps].count = 0;
-    workload_enqueue(c, w);
-    cluster_wake_parked(c);
-}
-
-void workload_finish(struct cluster *c, struct workload *w)
-{
-    release_admission(w);
-    cluster_release_room(w);
-    w->state = WL_FINISHED;
-    (void)cluster_mark_changed(c, w);
-    w->finished_ns = c->now_ns;
-    w->has_finished = true;
-    w->reason[0] = '\0';
-    /* Quota came free: parked workloads may fit now. */
-    cluster_wake_parked(c);
+        if (w->podsets[ps].spec == &old->u.pod.spec)
+            w->podsets[ps].spec = &o->u.pod.spec;
 }

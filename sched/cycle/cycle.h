@@ -3,7 +3,7 @@
 #ifndef ORDO_CYCLE_H
 #define ORDO_CYCLE_H
 
-#include "scheduler.h"
+struct scheduler;
 
 /* One scheduling cycle: heads, nomination, order, then each entry's quota
  * re-check, preemption, placement and commit. Returns the admissions

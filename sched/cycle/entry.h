@@ -9,7 +9,7 @@
 #ifndef ORDO_ENTRY_H
 #define ORDO_ENTRY_H
 
-#include "scheduler.h"
+#include "scheduler_int.h"
 
 struct arena;
 

@@ -219,9 +219,7 @@ void place_bind(struct ordo_cycle *cy, const struct placement *pl)
         struct pod *p = pl->pods[i];
         struct node *n = pl->nodes[i];
         p->node = n;
-        p->ran_on = n;
         pod_set_state(cy->c, p, PODSTATE_BOUND);
-        p->bound_at_ns = cy->c->now_ns;
         int r = cy->s->backend->bind(cy->s->backend_data, p, n);
         if (r < 0) {
             LOG_E("binding pod %s to node %s failed: %s; it will be retried",

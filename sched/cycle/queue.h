@@ -5,7 +5,7 @@
 #ifndef ORDO_QUEUE_H
 #define ORDO_QUEUE_H
 
-#include "scheduler.h"
+#include "scheduler_int.h"
 
 /* Gives cq the QUEUE plugin of its queueing strategy, as it is looked at:
  * only ClusterQueues with pending workloads need one. */

@@ -28,7 +28,7 @@ static long long now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int bench_bind(void *data, struct pod *p, struct node *n)
+static int bench_bind(void *data, const struct pod *p, const struct node *n)
 {
     (*(long *)data)++;
     return 0;
@@ -112,7 +112,8 @@ int main(int argc, char **argv)
     struct sched_config cfg;
     struct plugin_registry plugins;
     struct manifest_set set;
-    struct scheduler s;
+    struct scheduler *s = NULL;
+    struct scheduler_stats st;
     long bound = 0;
 
     generate(&b, workloads, cohorts, per, nodes);
@@ -128,16 +129,18 @@ int main(int argc, char **argv)
         return 1;
     }
     free(b.p);
-    scheduler_init(&s, &cfg, &bench_backend, &bound);
-    s.plugins = plugins;
+    if (scheduler_new(&cfg, &plugins, &bench_backend, &bound, &s) < 0) {
+        fprintf(stderr, "bench: out of memory\n");
+        return 1;
+    }
     for (size_t i = 0; i < set.n; i++) {
-        cluster_add(&s.cluster, set.objects[i]);
+        scheduler_object_added(s, set.objects[i]);
         set.objects[i] = NULL;
     }
     set.n = 0;
     manifest_set_release(&set);
     long long t1 = now_ns();
-    int admitted = scheduler_run(&s);
+    int admitted = scheduler_run(s);
     long long t2 = now_ns();
     if (admitted < 0) {
         fprintf(stderr, "bench: scheduler failed: %s\n", strerror(-admitted));
@@ -145,22 +148,22 @@ int main(int argc, char **argv)
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    uint64_t decisions = s.admissions + s.parked;
+    scheduler_get_stats(s, &st);
+    uint64_t decisions = st.admissions + st.parked;
     printf("bench_cycle: %ld workloads, %ld ClusterQueues in %ld cohorts, "
            "%ld nodes\n",
            workloads, cohorts * per, cohorts, nodes);
     printf("  load (decode + cache)   %8.3f s\n", (t1 - t0) / 1e9);
     printf("  scheduling              %8.3f s  (%llu cycles, %llu admitted, "
            "%ld pods bound)\n",
-           (t2 - t1) / 1e9, (unsigned long long)s.cycles,
-           (unsigned long long)s.admissions, bound);
+           (t2 - t1) / 1e9, (unsigned long long)st.cycles,
+           (unsigned long long)st.admissions, bound);
     printf("  per cycle               %8.1f us\n",
-           s.cycles ? (t2 - t1) / 1e3 / (double)s.cycles : 0.0);
+           st.cycles ? (t2 - t1) / 1e3 / (double)st.cycles : 0.0);
     printf("  per admission decision  %8.1f us\n",
            decisions ? (t2 - t1) / 1e3 / (double)decisions : 0.0);
     printf("  peak RSS                %8.1f MiB\n", ru.ru_maxrss / 1024.0);
-    memset(&s.plugins, 0, sizeof(s.plugins));
-    scheduler_release(&s);
+    scheduler_free(s);
     plugins_stop(&plugins);
     config_release(&cfg);
     resid_reset();

@@ -14,11 +14,13 @@ checker=$src/scripts/check-layers
 cc=${CC:-cc}
 passed=0 failed=0
 
-# What must pass today. sched/ joins once its cycles and long files are
-# gone: its folders' libraries (sched/host/libordo-host.la, ...) and sched.
-LAYERS="core/libordo-core.la core/kube/libordo-kube.la core plugins \
-    sched/host/libordo-host.la sched/cycle/libordo-cycle.la sched/libordo-line.la \
-    sched/host sched/cycle"
+# Every library on its own, the whole scheduler as one graph (circles
+# across folders too), and every folder's files.
+LAYERS="core/libordo-core.la core/kube/libordo-kube.la \
+    sched/host/libordo-host.la sched/cache/libordo-cache.la \
+    sched/cycle/libordo-cycle.la sched/libordo-line.la \
+    sched/backend/sim/libordo-sim.la sched/backend/kube/libordo-kube-backend.la \
+    sched/libordo-sched.la core plugins sched topology examples"
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

@@ -19,7 +19,7 @@
 #include "manifest.h"
 #include "resid.h"
 #include "test_helpers.h"
-#include "workload.h"
+#include "events.h"
 
 /* Two ClusterQueues; a Job of 3 pods whose pods exist (made by someone
  * else), a pending single pod in the other queue. */

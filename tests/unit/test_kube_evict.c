@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
+#include "events.h"
 #include "fake_apiserver.h"
 #include "kclient.h"
 #include "kube_evict.h"

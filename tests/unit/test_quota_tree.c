@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "cluster.h"
+#include "events.h"
 #include "manifest.h"
 #include "resid.h"
 #include "test_helpers.h"

@@ -19,7 +19,7 @@
 #include "resid.h"
 #include "sim_int.h"
 #include "test_helpers.h"
-#include "workload.h"
+#include "events.h"
 
 /* Team a's ClusterQueue in cohort org, with a pod of its Job already
  * running on node-1 (admitted and charged as after a restart). */

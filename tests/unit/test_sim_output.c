@@ -391,7 +391,7 @@ static void test_report(void **state)
     struct fixture *fx = *state;
     char *path = temp_path();
     struct err e = {{0}};
-    assert_int_equal(sim_report_write(&fx->c, S(65), path, &e), 0);
+    assert_int_equal(sim_report_write(&fx->c, NULL, S(65), path, &e), 0);
 
     char *text = slurp(path);
     /* Exact numbers, no escaped slashes, pretty-printed. */
@@ -535,7 +535,7 @@ static void test_report_empty(void **state)
     memset(&c, 0, sizeof(c));
     char *path = temp_path();
     struct err e = {{0}};
-    assert_int_equal(sim_report_write(&c, MS(1234), path, &e), 0);
+    assert_int_equal(sim_report_write(&c, NULL, MS(1234), path, &e), 0);
     struct json_object *root = json_object_from_file(path);
     assert_non_null(root);
     assert_int_equal(json_object_object_length(root), 4);
@@ -552,14 +552,14 @@ static void test_report_error(void **state)
     struct fixture *fx = *state;
     struct err e = {{0}};
     assert_int_equal(
-        sim_report_write(&fx->c, 0, "/nonexistent-ordo-dir/r.json", &e),
+        sim_report_write(&fx->c, NULL, 0, "/nonexistent-ordo-dir/r.json", &e),
         -ENOENT);
     assert_string_equal(e.msg, "/nonexistent-ordo-dir/r.json: No such file or "
                                "directory");
 
     /* Write errors show up too (when the data is flushed). */
     if (access("/dev/full", W_OK) == 0) {
-        assert_int_equal(sim_report_write(&fx->c, 0, "/dev/full", &e), -ENOSPC);
+        assert_int_equal(sim_report_write(&fx->c, NULL, 0, "/dev/full", &e), -ENOSPC);
         assert_string_equal(e.msg, "/dev/full: No space left on device");
     }
 }

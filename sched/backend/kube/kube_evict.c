@@ -102,7 +102,7 @@ static void on_evicted(void *data, const struct kclient_evict_result *res)
     free(req);
 }
 
-int kube_evict_pod(void *data, struct pod *p)
+int kube_evict_pod(void *data, const struct pod *p)
 {
     struct kube_evict *ke = data;
     const struct object_meta *m = p->obj ? &p->obj->meta : NULL;

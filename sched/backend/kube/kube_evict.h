@@ -4,8 +4,8 @@
  *
  * kube_evict_pod() has the shape of backend_ops.evict. It only starts the
  * request; the pod stays in the cluster (and its workload's quota stays
- * charged) until the watch reports it deleted, which calls
- * cluster_pod_gone() as for any pod that ends. So an accepted eviction, a
+ * charged) until the watch reports it deleted (scheduler_object_deleted(),
+ * scheduler.h) as for any pod that ends. So an accepted eviction, a
  * DELETE fallback and a pod already gone all end the same way: by the watch.
  * A failed request (the API server did not answer, or refused both eviction
  * and delete) leaves the pod where it is; kube_evict_retry() tries again
@@ -45,7 +45,7 @@ void kube_evict_release(struct kube_evict *ke);
 /* backend_ops.evict: data is a struct kube_evict. Starts evicting pod p.
  * Returns 0, -EINVAL when the pod has no name or namespace, or what
  * kclient_evict_pod() returns. */
-int kube_evict_pod(void *data, struct pod *p);
+int kube_evict_pod(void *data, const struct pod *p);
 
 /* Starts eviction again for every pod whose eviction failed and that the
  * cluster still holds, bound, in an evicting workload. Returns how many

@@ -2,22 +2,28 @@
  *
  * Manifests (the YAML a user would kubectl apply) become a virtual cluster
  * with a virtual clock. Objects exist at time 0 unless annotated
- * ordo.dev/sim-arrival: "<duration>". Emulated controllers create the pods
+ * ordo.dev/sim-arrival: "<duration>"; one that arrives again (same kind and
+ * key) is an update; ordo.dev/sim-delete: "<duration>" deletes it then, and
+ * ordo.dev/sim-delete-pods: "INDEX@WHEN,..." on a Job or JobSet deletes
+ * pods its controller made. Emulated controllers create the pods
  * of Jobs and JobSets, run each pod for ordo.dev/sim-runtime (from its
- * binding; absent = forever) and finish workloads. The real scheduler, the
- * real plugins and the real cycle decide everything; the simulator is only
- * a backend below the event/action line. */
+ * binding; absent = forever) and report the Jobs' status. The real
+ * scheduler, the real plugins and the real cycle decide everything; the
+ * simulator is only a backend below the event/action line (scheduler.h). */
 #ifndef ORDO_SIM_H
 #define ORDO_SIM_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <uthash.h>
 
 #include "scheduler.h"
 
-#define ANNOT_SIM_ARRIVAL "ordo.dev/sim-arrival"
-#define ANNOT_SIM_RUNTIME "ordo.dev/sim-runtime"
+#define ANNOT_SIM_ARRIVAL     "ordo.dev/sim-arrival"
+#define ANNOT_SIM_RUNTIME     "ordo.dev/sim-runtime"
+#define ANNOT_SIM_DELETE      "ordo.dev/sim-delete"
+#define ANNOT_SIM_DELETE_PODS "ordo.dev/sim-delete-pods"
 
 /* One change of a ClusterQueue's usage of one (flavor, resource), for
  * plots: recorded whenever the value changes. Strings are owned by the
@@ -52,11 +58,28 @@ struct sim_options {
 int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             char **paths, int n_paths, const struct sim_options *opt);
 
-/* ---- output (sim_report.c, sim_plot.c) ---------------------------------- */
+/* ---- output (sim_report.c, sim_plot*.c) --------------------------------- */
 
-/* Writes the ordo.dev/sim-report/v1 JSON document. 0 or -errno with e. */
-int sim_report_write(const struct cluster *c, int64_t end_ns,
-                     const char *path, struct err *e);
+/* Where one pod of a workload was bound, as the simulator saw it: a pod's
+ * record leaves the cluster when the pod is deleted, this stays. */
+struct sim_pod_ran {
+    uint32_t podset;
+    const char *node; /* the last node it was bound to; NULL: never */
+};
+
+/* The pods that joined one workload, in the order they did. */
+struct sim_ran {
+    char *key; /* the workload's */
+    size_t n, cap;
+    const struct sim_pod_ran **pods;
+    UT_hash_handle hh;
+};
+
+/* Writes the ordo.dev/sim-report/v1 JSON document; a pod set's nodes come
+ * from ran (by workload key), or from the cluster's pods when ran is NULL.
+ * 0 or -errno with e. */
+int sim_report_write(const struct cluster *c, const struct sim_ran *ran,
+                     int64_t end_ns, const char *path, struct err *e);
 
 /* Prints one row per ClusterQueue (pending, admitted, finished workloads and
  * usage against nominal quota) and a line of totals. */

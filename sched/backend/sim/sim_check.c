@@ -87,6 +87,41 @@ static void check_node(struct sim_checker *ck, const struct cluster *c,
     }
 }
 
+/* A node's usage above its allocatable is a violation only when it grew
+ * since the last check: a Node updated to less room under running pods is
+ * the cluster's doing (the kubelet lets them run), binding past it is
+ * not. Usage below zero is always a violation. */
+static void check_room(struct sim_checker *ck, const struct cluster *c,
+                       size_t *n, const struct node *nd)
+{
+    for (int32_t id = 0; id < nd->n_ids; id++) {
+        int64_t use = nd->used[id];
+        if (use < 0)
+            violation(ck->out, c, n, "node %s: %s used %lld < 0", nd->name,
+                      resid_name(id), (long long)use);
+        char key[600];
+        snprintf(key, sizeof(key), "node\n%s\n%s", nd->name,
+                 resid_name(id) ? resid_name(id) : "?");
+        struct last_value *lv = NULL;
+        HASH_FIND_STR(ck->checked, key, lv);
+        if (use > nd->alloc[id] && (!lv || use > lv->usage))
+            violation(ck->out, c, n, "node %s: %s used %lld > allocatable %lld",
+                      nd->name, resid_name(id), (long long)use,
+                      (long long)nd->alloc[id]);
+        if (!lv && use <= 0)
+            continue; /* nothing to remember yet */
+        if (!lv) {
+            lv = calloc(1, sizeof(*lv));
+            if (!lv || !(lv->key = strdup(key))) {
+                free(lv);
+                continue; /* out of memory: checked from zero next time */
+            }
+            HASH_ADD_KEYPTR(hh, ck->checked, lv->key, strlen(lv->key), lv);
+        }
+        lv->usage = use;
+    }
+}
+
 /* An admitted workload's charges: none takes a negative amount. */
 static void check_charges(struct sim_checker *ck, const struct cluster *c,
                           size_t *n, const struct workload *w)
@@ -107,7 +142,8 @@ static void check_charges(struct sim_checker *ck, const struct cluster *c,
 }
 
 /* What must hold whenever the scheduler is done with an instant: no node
- * over allocatable, no ClusterQueue or cohort over its limits, no usage or
+ * over allocatable (unless its room shrank under its pods), no
+ * ClusterQueue or cohort over its limits, no usage or
  * charge below zero, every admitted workload bound as a whole, no preemptor
  * left waiting for victims it did not get (nobody preempted for nothing). */
 size_t sim_check_invariants(struct sim_checker *ck, const struct cluster *c)
@@ -116,19 +152,8 @@ size_t sim_check_invariants(struct sim_checker *ck, const struct cluster *c)
     size_t n = 0;
     if (!ck->out)
         ck->out = stderr;
-    for (uint32_t i = 0; i < c->n_nodes; i++) {
-        const struct node *nd = c->nodes_v[i];
-        for (int32_t id = 0; id < nd->n_ids; id++) {
-            if (nd->used[id] > nd->alloc[id])
-                violation(ck->out, c, &n,
-                          "node %s: %s used %lld > allocatable %lld", nd->name,
-                          resid_name(id), (long long)nd->used[id],
-                          (long long)nd->alloc[id]);
-            if (nd->used[id] < 0)
-                violation(ck->out, c, &n, "node %s: %s used %lld < 0", nd->name,
-                          resid_name(id), (long long)nd->used[id]);
-        }
-    }
+    for (uint32_t i = 0; i < c->n_nodes; i++)
+        check_room(ck, c, &n, c->nodes_v[i]);
     /* Every ClusterQueue and cohort within what it could ever hold. */
     struct qnode *co, *cotmp;
     for (uint32_t q = 0; q < t->n_cq; q++)

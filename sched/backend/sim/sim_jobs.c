@@ -1,25 +1,29 @@
 /* sim_jobs.c - the simulator's emulated Job and JobSet controllers: they
- * make a workload's pods from its templates, the next ones until its
- * completions, replacements for evicted ones, give back the quota of pods
- * that will not run again (Kueue's reclaimablePods) and finish workloads.
+ * make a Job's pods from its template, the next ones until its
+ * completions, replacements for deleted ones, and report the Job's status
+ * (pods that succeeded, a JobSet's child Jobs that did, completion) as the
+ * Kubernetes API would; what that status means for quota and for the
+ * workload (Kueue's reclaimablePods, finishing) is the scheduler's to
+ * decide.
  *
- * They read the pod counts the cluster keeps per pod set and per JobSet
- * child (pod_set_state), and look only at workloads that changed since they
- * last did (cluster_take_changed): a round costs what changed, not what
- * exists. */
+ * They count their pods in their own records (sim_pods.c) and look only
+ * at jobs whose pods changed since they last did: a round costs what
+ * changed, not what exists. They read the scheduler's workload only for
+ * what Kueue writes on a Job: whether it is suspended, and whether it is
+ * Ordo's at all. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 #include "sim_int.h"
-#include "workload.h"
 
 /* A pod as the Job (or JobSet) controller creates it from a template, in
  * one allocation with its owner reference and name. Its labels and
  * annotations are the template's maps, and its strings point into the
- * owner, which outlives it; only the request list is its own (object_free
- * releases it). */
+ * controller's copy of the owner, which outlives it (sim_records_release
+ * runs after the scheduler is freed); only the request list is its own
+ * (object_free releases it). */
 struct made_pod {
     struct object obj; /* first: object_free() frees the block */
     struct owner_ref owner;
@@ -78,162 +82,182 @@ static int label_jobset_template(struct object *jobset,
     return 0;
 }
 
+/* Completions one child Job of JobSet pod set ps needs (a Job's own when
+ * the job is a Job). */
+static uint32_t child_completions(const struct object *o, uint32_t ps)
+{
+    const struct job_spec *js = o->kind == OBJ_JOB
+                                    ? &o->u.job.spec
+                                    : &o->u.jobset.replicated_jobs[ps].spec;
+    return js->has_completions ? (uint32_t)js->completions
+                               : (uint32_t)js->parallelism;
+}
+
 /* Completions a pod set needs: a Job's completions (or its parallelism),
- * a JobSet's replicas x completions (64 bits: that product can pass 2^32). */
-static uint64_t podset_target(const struct workload *w, uint32_t ps)
+ * a JobSet's replicas x completions (64 bits: that product can pass
+ * 2^32). */
+static uint64_t podset_target(const struct object *o, uint32_t ps)
 {
-    if (w->kind == WL_JOB) {
-        const struct job_spec *js = &w->top->u.job.spec;
-        return js->has_completions ? (uint32_t)js->completions
-                                   : (uint32_t)js->parallelism;
-    }
-    if (w->kind == WL_JOBSET) {
-        const struct replicated_job *rj = &w->top->u.jobset.replicated_jobs[ps];
-        uint64_t per = rj->spec.has_completions
-                           ? (uint32_t)rj->spec.completions
-                           : (uint32_t)rj->spec.parallelism;
-        return per * (uint32_t)rj->replicas;
-    }
-    return w->podsets[ps].count;
+    uint64_t per = child_completions(o, ps);
+    return o->kind == OBJ_JOB
+               ? per
+               : per * (uint32_t)o->u.jobset.replicated_jobs[ps].replicas;
 }
 
-/* Completions one child Job of JobSet pod set ps needs. */
-static uint32_t child_completions(const struct workload *w, uint32_t ps)
+/* Deletes the newest pods of pod set ps (child `child` of a JobSet, or any
+ * child at or past `child` with `from` set) beyond `want` active ones,
+ * pending ones first, as the Job controller does when parallelism goes
+ * down. */
+static int trim(struct sim *sm, struct sim_job *j, uint32_t ps, uint32_t child,
+                bool from, uint32_t active, uint32_t want)
 {
-    const struct replicated_job *rj = &w->top->u.jobset.replicated_jobs[ps];
-    return rj->spec.has_completions ? (uint32_t)rj->spec.completions
-                                    : (uint32_t)rj->spec.parallelism;
-}
-
-/* Pods of pod set ps that will never be needed again: count minus the
- * completions still to come. */
-static uint32_t podset_reclaimable(const struct workload *w, uint32_t ps)
-{
-    const struct podset *s = &w->podsets[ps];
-    if (w->kind == WL_JOBSET) {
-        /* Kueue (JobSet.ReclaimablePods): parallelism pods per child Job
-         * that succeeded; a running child gives nothing back. */
-        const struct replicated_job *rj = &w->top->u.jobset.replicated_jobs[ps];
-        uint32_t completions = child_completions(w, ps), done = 0;
-        for (uint32_t j = 0; j < s->n_children; j++)
-            done += s->child_succeeded[j] >= completions;
-        uint64_t n = (uint64_t)done * (uint32_t)rj->spec.parallelism;
-        return n < s->count ? (uint32_t)n : s->count;
+    int r = 0;
+    for (int pass = 0; pass < 2 && active > want && r == 0; pass++) {
+        enum sim_pod_state s = pass == 0 ? SP_PENDING : SP_RUNNING;
+        for (size_t i = j->n_pods; i-- > 0 && active > want && r == 0;) {
+            struct sim_pod *sp = j->pods[i];
+            if (sp->state != s || sp->ran.podset != ps ||
+                (j->kind == OBJ_JOBSET &&
+                 (from ? sp->child < child : sp->child != child)))
+                continue;
+            r = sim_pod_delete(sm, sp);
+            active--;
+        }
     }
-    uint64_t target = podset_target(w, ps), succeeded = s->n_succeeded;
-    uint64_t left = succeeded < target ? target - succeeded : 0;
-    return left < s->count ? s->count - (uint32_t)left : 0;
+    return r;
 }
 
 /* The JobSet controller for replicated job ps: each child Job keeps
  * min(parallelism, completions left) pods until its completions. */
-static int reconcile_jobset(struct sim *sm, struct workload *w, uint32_t ps)
+static int reconcile_jobset(struct sim *sm, struct sim_job *j, uint32_t ps)
 {
-    struct replicated_job *r = &w->top->u.jobset.replicated_jobs[ps];
-    const struct podset *s = &w->podsets[ps];
+    struct object *o = j->spec;
+    struct replicated_job *r = &o->u.jobset.replicated_jobs[ps];
+    const struct sim_podset *s = &j->ps[ps];
     uint32_t parallelism = (uint32_t)r->spec.parallelism;
-    uint32_t completions = child_completions(w, ps);
+    uint32_t completions = child_completions(o, ps);
     if (s->n_children == 0)
         return 0; /* no pods to run (parallelism or replicas 0) */
-    int ret = label_jobset_template(w->top, r);
-    for (uint32_t j = 0; j < s->n_children && ret == 0; j++) {
-        /* Read before making pods: they are counted for child j as they
+    int ret = label_jobset_template(o, r);
+    /* Children past replicas (the JobSet shrank) keep no pods. */
+    if (ret == 0 && s->active)
+        ret = trim(sm, j, ps, s->n_children, true, (uint32_t)-1, 0);
+    for (uint32_t c = 0; c < s->n_children && ret == 0; c++) {
+        /* Read before making pods: they are counted for child c as they
          * are filed. */
-        uint32_t done = w->podsets[ps].child_succeeded[j];
-        uint32_t active = w->podsets[ps].child_active[j];
+        uint32_t done = s->child_succeeded[c];
+        uint32_t active = s->child_active[c];
         uint32_t left = done < completions ? completions - done : 0;
         uint32_t want = left < parallelism ? left : parallelism;
+        if (active > want)
+            ret = trim(sm, j, ps, c, false, active, want);
         for (uint32_t a = active; a < want && ret == 0; a++) {
             char name[512];
-            snprintf(name, sizeof(name), "%s-%s-%zu", w->top->meta.name,
-                     r->name, w->n_pods);
-            struct object *pod = make_pod(w->top, &r->spec.template.meta,
+            snprintf(name, sizeof(name), "%s-%s-%zu", o->meta.name, r->name,
+                     j->n_pods);
+            struct object *pod = make_pod(o, &r->spec.template.meta,
                                           &r->spec.template.spec, name);
-            if (!pod) {
-                ret = -ENOMEM;
-                break;
-            }
-            size_t before = w->n_pods;
-            ret = sim_add(sm, pod);
-            if (ret == 0 && w->n_pods > before)
-                workload_set_pod_child(w, w->pods[w->n_pods - 1], j);
+            ret = pod ? sim_pod_add(sm, pod, c) : -ENOMEM;
         }
     }
     return ret;
 }
 
-/* The Job/JobSet controller: keeps `count` pods running until the pod set
- * has its completions; a finished workload releases its quota. A workload
- * above WORKLOAD_PODS_MAX gets no pods. */
-static int reconcile(struct sim *sm, struct workload *w)
+/* What the status of j says: pods (a Job) or child Jobs (a JobSet) that
+ * succeeded, and whether every pod set has its completions. */
+static void job_status(const struct sim_job *j, struct job_status *st,
+                       int32_t *replicated)
 {
-    if (w->state == WL_FINISHED)
-        return 0;
+    const struct object *o = j->spec;
     bool done = true;
-    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
-        const struct podset *s = &w->podsets[ps];
-        uint64_t target = podset_target(w, ps), succeeded = s->n_succeeded;
-        uint32_t active = s->n_pending + s->n_bound;
-        if (succeeded < target)
-            done = false;
-        /* A suspended job's controller makes no pods, nor does that of
-         * a workload above the cap (it is never admitted). */
-        if ((w->kind != WL_JOB && w->kind != WL_JOBSET) || w->suspended ||
-            w->over_cap)
+    for (uint32_t ps = 0; ps < j->n_podsets; ps++) {
+        const struct sim_podset *s = &j->ps[ps];
+        done &= s->succeeded >= podset_target(o, ps);
+        if (o->kind != OBJ_JOBSET)
             continue;
-        if (w->kind == WL_JOBSET) {
-            int r = reconcile_jobset(sm, w, ps);
-            if (r < 0)
-                return r;
-            continue;
-        }
-        uint64_t left = succeeded < target ? target - succeeded : 0;
-        uint32_t want = left < s->count ? (uint32_t)left : s->count;
-        /* A Job: count pods at a time until its completions. */
-        const struct pod_template *tpl = &w->top->u.job.spec.template;
-        while (active < want) {
-            char name[512];
-            snprintf(name, sizeof(name), "%s-%zu", w->top->meta.name,
-                     w->n_pods);
-            struct object *pod = make_pod(w->top, &tpl->meta, &tpl->spec, name);
-            if (!pod)
-                return -ENOMEM;
-            int r = sim_add(sm, pod);
-            if (r < 0)
-                return r;
-            active++;
-        }
+        uint32_t completions = child_completions(o, ps), n = 0;
+        for (uint32_t c = 0; c < s->n_children; c++)
+            n += s->child_succeeded[c] >= completions;
+        replicated[ps] = (int32_t)n;
     }
-    /* Kueue's reclaimablePods: pods of an admitted Job that will not run
-     * again (its last wave is smaller) give their quota back. */
-    if (w->state == WL_ADMITTED && w->admitted_cq) {
-        bool changed = false;
-        for (uint32_t ps = 0; ps < w->n_podsets; ps++)
-            changed |= podset_reclaimable(w, ps) != w->podsets[ps].reclaimable;
-        if (changed) {
-            cq_charge(w->admitted_cq, w, -1);
-            for (uint32_t ps = 0; ps < w->n_podsets; ps++)
-                w->podsets[ps].reclaimable = podset_reclaimable(w, ps);
-            cq_charge(w->admitted_cq, w, 1);
-            cluster_wake_parked(&sm->s.cluster);
-        }
-    }
-    /* Kueue: a group is done when group-total-count of its pods succeeded
-     * (replacements of evicted ones included). */
-    if (w->kind == WL_POD_GROUP)
-        done = w->pods_succeeded >= w->group_total;
-    if (done && w->n_pods > 0) {
-        workload_finish(&sm->s.cluster, w);
-        LOG_V(2, "workload finished wl=\"%s\"", w->key);
-    }
-    return 0;
+    *st = (struct job_status){
+        .complete = done && j->n_pods > 0,
+        .succeeded = j->n_podsets ? (int32_t)j->ps[0].succeeded : 0,
+        .n_replicated = o->kind == OBJ_JOBSET ? j->n_podsets : 0,
+        .replicated_succeeded = replicated,
+    };
 }
 
-int sim_reconcile_changed(struct sim *sm)
+/* The Job/JobSet controller: keeps `parallelism` pods running until the
+ * pod set has its completions, then reports the status. A suspended job
+ * gets no pods, nor does a workload above WORKLOAD_PODS_MAX (it is never
+ * admitted). */
+static int reconcile(struct sim *sm, struct sim_job *j)
 {
-    struct workload **v = NULL;
-    size_t n = 0;
-    int r = cluster_take_changed(&sm->s.cluster, &v, &n);
+    const struct cluster *c = scheduler_cluster(sm->s);
+    const struct workload *w = cluster_get_workload(c, j->key);
+    const struct object *o = j->spec;
+    if (j->deleted || !w || w->state == WL_FINISHED)
+        return 0; /* gone, not Ordo's, or done */
+    for (uint32_t ps = 0; ps < j->n_podsets; ps++) {
+        if (w->suspended || w->over_cap)
+            break;
+        if (o->kind == OBJ_JOBSET) {
+            int r = reconcile_jobset(sm, j, ps);
+            if (r < 0)
+                return r;
+            continue;
+        }
+        /* A Job: parallelism pods at a time until its completions. */
+        const struct job_spec *js = &o->u.job.spec;
+        uint64_t target = podset_target(o, ps), succeeded = j->ps[ps].succeeded;
+        uint64_t left = succeeded < target ? target - succeeded : 0;
+        uint32_t count = (uint32_t)js->parallelism;
+        uint32_t want = left < count ? (uint32_t)left : count;
+        if (j->ps[ps].active > want) {
+            int r = trim(sm, j, ps, 0, false, j->ps[ps].active, want);
+            if (r < 0)
+                return r;
+        }
+        for (uint32_t active = j->ps[ps].active; active < want; active++) {
+            char name[512];
+            snprintf(name, sizeof(name), "%s-%zu", o->meta.name, j->n_pods);
+            struct object *pod =
+                make_pod(o, &js->template.meta, &js->template.spec, name);
+            int r = pod ? sim_pod_add(sm, pod, 0) : -ENOMEM;
+            if (r < 0)
+                return r;
+        }
+    }
+    int32_t *replicated =
+        calloc(j->n_podsets ? j->n_podsets : 1, sizeof(*replicated));
+    if (!replicated)
+        return -ENOMEM;
+    struct job_status st;
+    job_status(j, &st, replicated);
+    int r = scheduler_job_status(sm->s, j->kind, j->key, &st);
+    free(replicated);
+    return r == -ENOENT ? 0 : r;
+}
+
+static int cmp_job_seq(const void *a, const void *b)
+{
+    const struct sim_job *x = *(const struct sim_job *const *)a;
+    const struct sim_job *y = *(const struct sim_job *const *)b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int sim_reconcile(struct sim *sm)
+{
+    struct sim_job **v = sm->dirty;
+    size_t n = sm->n_dirty;
+    int r = 0;
+    sm->dirty = NULL;
+    sm->n_dirty = sm->cap_dirty = 0;
+    for (size_t i = 0; i < n; i++)
+        v[i]->dirty = false;
+    if (n > 1)
+        qsort(v, n, sizeof(*v), cmp_job_seq);
     for (size_t i = 0; r == 0 && i < n; i++)
         r = reconcile(sm, v[i]);
     free(v);

@@ -226,7 +226,8 @@ static struct json_object *podset_flavors(const struct workload *w, uint32_t ps)
     return obj;
 }
 
-static struct json_object *podset_json(const struct workload *w, uint32_t ps)
+static struct json_object *podset_json(const struct workload *w,
+                                       const struct sim_ran *ran, uint32_t ps)
 {
     const struct podset *s = &w->podsets[ps];
     struct json_object *obj = json_object_new_object();
@@ -241,12 +242,18 @@ static struct json_object *podset_json(const struct workload *w, uint32_t ps)
     nodes = json_object_new_array();
     if (!nodes)
         goto fail;
-    for (size_t i = 0; i < w->n_pods; i++) {
-        /* Every pod that was bound, evicted ones included. */
+    /* Every pod that was bound, evicted ones included (the simulator's
+     * records); without them, the pods the cluster holds. */
+    for (size_t i = 0; ran && i < ran->n; i++) {
+        const struct sim_pod_ran *p = ran->pods[i];
+        if (p->node && p->podset == ps &&
+            append(nodes, json_object_new_string(p->node)) < 0)
+            goto fail;
+    }
+    for (size_t i = 0; !ran && i < w->n_pods; i++) {
         const struct pod *p = w->pods[i];
-        const struct node *n = p ? (p->node ? p->node : p->ran_on) : NULL;
-        if (n && p->podset == ps &&
-            append(nodes, json_object_new_string(n->name)) < 0)
+        if (p && p->node && p->podset == ps &&
+            append(nodes, json_object_new_string(p->node->name)) < 0)
             goto fail;
     }
     if (put(obj, "nodes", nodes, false) < 0) {
@@ -274,8 +281,15 @@ static const char *state_name(enum wl_state s)
     return "unknown";
 }
 
-static struct json_object *workload_json(const struct workload *w)
+static struct json_object *workload_json(const struct workload *w,
+                                         const struct sim_ran *all)
 {
+    const struct sim_ran *ran = NULL;
+    if (all)
+        HASH_FIND_STR(all, w->key, ran);
+    static const struct sim_ran none;
+    if (all && !ran)
+        ran = &none; /* no pod ever joined it */
     struct json_object *obj = json_object_new_object();
     struct json_object *podsets = NULL;
     if (!obj)
@@ -321,7 +335,7 @@ static struct json_object *workload_json(const struct workload *w)
     if (!podsets)
         goto fail;
     for (uint32_t ps = 0; ps < w->n_podsets; ps++)
-        if (append(podsets, podset_json(w, ps)) < 0)
+        if (append(podsets, podset_json(w, ran, ps)) < 0)
             goto fail;
     if (put(obj, "podSets", podsets, false) < 0) {
         podsets = NULL;
@@ -386,7 +400,9 @@ static struct json_object *cq_json(const struct cq *q,
     return obj;
 }
 
-static struct json_object *report_json(const struct cluster *c, int64_t end_ns)
+static struct json_object *report_json(const struct cluster *c,
+                                       const struct sim_ran *ran,
+                                       int64_t end_ns)
 {
     struct workload **v = NULL;
     size_t n = 0;
@@ -406,7 +422,7 @@ static struct json_object *report_json(const struct cluster *c, int64_t end_ns)
     if (!arr)
         goto fail;
     for (size_t i = 0; i < n; i++)
-        if (append(arr, workload_json(v[i])) < 0)
+        if (append(arr, workload_json(v[i], ran)) < 0)
             goto fail;
     if (put(root, "workloads", arr, false) < 0) {
         arr = NULL;
@@ -434,12 +450,12 @@ fail:
     return NULL;
 }
 
-int sim_report_write(const struct cluster *c, int64_t end_ns, const char *path,
-                     struct err *e)
+int sim_report_write(const struct cluster *c, const struct sim_ran *ran,
+                     int64_t end_ns, const char *path, struct err *e)
 {
     int ret = 0;
     FILE *f = NULL;
-    struct json_object *root = report_json(c, end_ns);
+    struct json_object *root = report_json(c, ran, end_ns);
     if (!root)
         return err_set(e, ENOMEM, "%s: out of memory building the report",
                        path);

@@ -1,5 +1,7 @@
-/* workload.h - assembling workloads (gangs) from Jobs, JobSets, pod groups
- * and single pods, and resolving their queue and priority.
+/* workload.h - workloads (gangs): assembling them from Jobs, JobSets, pod
+ * groups and single pods (workload.c), and queueing them: their queue and
+ * priority, admission records, eviction, progress and finish
+ * (queueing.c). Private to the cache, the line and the decision core.
  *
  * A pod is Ordo's when spec.schedulerName is "ordo-scheduler". Its workload
  * is, in order: the Job that controls it (batch/v1 owner reference), the
@@ -12,33 +14,35 @@
 #ifndef ORDO_WORKLOAD_H
 #define ORDO_WORKLOAD_H
 
-#include "cluster.h"
+#include "store.h"
 
-#define ORDO_SCHEDULER_NAME "ordo-scheduler"
-#define LABEL_QUEUE_NAME "kueue.x-k8s.io/queue-name"
-#define LABEL_PRIORITY_CLASS "kueue.x-k8s.io/priority-class"
-#define ANNOT_POD_GROUP "kueue.x-k8s.io/pod-group-name"
-#define ANNOT_POD_GROUP_COUNT "kueue.x-k8s.io/pod-group-total-count"
-#define ANNOT_RETRIABLE_IN_GROUP "kueue.x-k8s.io/retriable-in-group"
-#define LABEL_JOBSET_NAME "jobset.sigs.k8s.io/jobset-name"
-#define LABEL_REPLICATED_JOB "jobset.sigs.k8s.io/replicatedjob-name"
-
-/* The most pods one workload may have (its pod sets together: a Job's
- * parallelism, a JobSet's replicas x parallelism summed, a pod group's
- * total count): Kubernetes' own limit for an Indexed Job's completions and
- * parallelism. A workload above it is filed and queued, shown as pending
- * with a reason, but never admitted, and the simulator makes none of its
- * pods. */
-#define WORKLOAD_PODS_MAX 100000
+/* ---- assembly (workload.c) ---------------------------------------------- */
 
 /* Files a Pod (takes ownership): attaches it to its workload, creating a
  * pod-group or single-pod workload when needed; a pod with a node is running
- * and charged to it. */
+ * and charged to it. 0, -EEXIST (a pod of that key is there: o is still
+ * the caller's) or -ENOMEM. */
 int workload_add_pod(struct cluster *c, struct object *o);
 
 /* Files a Job or JobSet (takes ownership) and creates its workload when it
- * is Ordo's (pod template schedulerName) and not suspended. */
+ * is Ordo's (pod template schedulerName). 0, -EEXIST (o freed) or
+ * -ENOMEM. */
 int workload_add_owner(struct cluster *c, struct object *o);
+
+/* Sets w's pod set counts and requests from its Job's or JobSet's spec
+ * (w->top), as Kueue does for a workload without quota, or for the new
+ * workload of a job that changed. 0 or -ENOMEM. */
+int workload_apply_spec(struct workload *w);
+/* w's Job or JobSet object is now o (w->top and the pod sets' templates
+ * point into it; the caller frees the old one). Returns whether the pod
+ * counts o asks for differ from w's. */
+bool workload_set_top(struct workload *w, struct object *o);
+/* Pod object old of w is replaced by o: what pointed into old points into
+ * o. */
+void workload_repoint_pod(struct workload *w, const struct object *old,
+                          struct object *o);
+
+/* ---- queueing (queueing.c) ---------------------------------------------- */
 
 /* Re-resolves every workload's LocalQueue and ClusterQueue, rebuilds queue
  * membership and quota usage from admitted workloads. */
@@ -47,6 +51,15 @@ int workload_requeue_all(struct cluster *c);
 /* Queues one workload (pending: into its ClusterQueue; admitted: charged
  * to it). Idempotent until workload_requeue_all(). */
 int workload_enqueue(struct cluster *c, struct workload *w);
+
+/* Resolves pending workload w's queue again (it leaves the queue it was
+ * in): after its LocalQueue, Namespace, priority class or spec changed.
+ * 0 or -ENOMEM. */
+int workload_requeue(struct cluster *c, struct workload *w);
+
+/* After a ClusterQueue changed, lays admitted workload w's flavors out by
+ * q's resource groups. 0 or -ENOMEM. */
+int workload_remap_flavors(struct workload *w, const struct cq *q);
 
 /* Whether admitted workload w takes quota of resource id in flavor f
  * ("pods" included where its ClusterQueue covered it), by its charges. */
@@ -65,10 +78,6 @@ bool workload_ready(const struct workload *w);
 /* Pods of pod set ps that have no node yet (O(1)). */
 uint32_t workload_pending_pods(const struct workload *w, uint32_t ps);
 
-/* Moves pod p of JobSet workload w to child Job `child` of its pod set
- * (the simulator's JobSet controller), keeping the per-child counts. */
-void workload_set_pod_child(struct workload *w, struct pod *p, uint32_t child);
-
 /* Sets w->reason (printf rules). */
 void workload_set_reason(struct workload *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -80,6 +89,11 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w);
 /* Marks the workload finished and releases its quota. */
 void workload_finish(struct cluster *c, struct workload *w);
 
-void workload_free(struct workload *w);
+/* Brings what w's progress decides up to date: the quota of pods it no
+ * longer needs (Kueue's reclaimablePods: from its Job's status, a pod
+ * group's from its pods that succeeded) is given back, and w finishes when
+ * its Job's status says it completed (a pod group when all its pods
+ * succeeded, a pod when it did). */
+void workload_progress(struct cluster *c, struct workload *w);
 
 #endif

@@ -1,0 +1,472 @@
+/* queueing.c - workloads in their queues (see private/workload.h): the
+ * LocalQueue, ClusterQueue and priority they resolve to, admission
+ * records, eviction and requeueing, and what their progress decides
+ * (Kueue's reclaimablePods, finishing). */
+#include "workload.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "resid.h"
+
+void workload_set_reason(struct workload *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->reason, sizeof(w->reason), fmt, ap);
+    va_end(ap);
+}
+
+bool workload_uses_fr(const struct workload *w, const struct flavor *f,
+                      int32_t id)
+{
+    if (!w->admitted_cq)
+        return false;
+    for (uint32_t k = 0; k < w->n_charges; k++)
+        if (w->charges[k].flavor == f && w->charges[k].res == id &&
+            w->charges[k].per_pod > 0)
+            return true;
+    return false;
+}
+
+int workload_record_charges(struct workload *w, const struct cq *q)
+{
+    int32_t pods_id = resid_lookup(RESOURCE_PODS);
+    size_t cap = 0, n = 0;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        cap += w->podsets[ps].n_req + 1;
+    struct wl_charge *v = calloc(cap ? cap : 1, sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    for (uint32_t ps = 0; w->flavors && ps < w->n_podsets; ps++) {
+        const struct podset *s = &w->podsets[ps];
+        for (uint32_t g = 0; g < q->n_groups; g++) {
+            const struct cq_group *grp = &q->groups[g];
+            const struct flavor *f = w->flavors[ps * q->n_groups + g];
+            if (!f || cq_group_flavor_index(grp, f) < 0)
+                continue;
+            for (uint32_t i = 0; i <= s->n_req && n < cap; i++) {
+                int32_t id = i < s->n_req ? s->req_ids[i] : pods_id;
+                if (cq_group_res_index(grp, id) < 0)
+                    continue;
+                v[n++] = (struct wl_charge){
+                    f, id, ps, i < s->n_req ? s->req_milli[i] : 1000};
+            }
+        }
+    }
+    free(w->charges);
+    w->charges = v;
+    w->n_charges = (uint32_t)n;
+    return 0;
+}
+
+uint32_t workload_pending_pods(const struct workload *w, uint32_t ps)
+{
+    return ps < w->n_podsets ? w->podsets[ps].n_pending : 0;
+}
+
+bool workload_ready(const struct workload *w)
+{
+    /* A suspended job has no pods yet: admission resumes it. */
+    if (w->suspended)
+        return true;
+    /* A pod group is complete when all its pods exist (pods that failed or
+     * were evicted do not count: replacements take their place). */
+    if (w->kind == WL_POD_GROUP && w->n_pods - w->pods_failed < w->group_total)
+        return false;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        if (workload_pending_pods(w, ps) < w->podsets[ps].count)
+            return false;
+    return true;
+}
+
+/* The LocalQueue/ClusterQueue of w, or NULL with the reason set. */
+static struct cq *resolve_cq(struct cluster *c, struct workload *w)
+{
+    char key[512];
+    const char *lq = w->local_queue;
+    struct obj_entry *e;
+    w->ns_mismatch = false;
+    if (!lq) {
+        snprintf(key, sizeof(key), "%s/default", w->ns);
+        if (!cluster_find(c->lqs, key)) {
+            workload_set_reason(w,
+                                "no queue: label %s not set and no "
+                                "LocalQueue \"default\" in namespace %s",
+                                LABEL_QUEUE_NAME, w->ns);
+            return NULL;
+        }
+        /* Kueue writes the default into the job's queue-name label. */
+        lq = "default";
+        char *copy = strdup(lq);
+        if (copy)
+            w->local_queue = copy;
+    }
+    snprintf(key, sizeof(key), "%s/%s", w->ns, lq);
+    if (!(e = cluster_find(c->lqs, key))) {
+        workload_set_reason(w, "LocalQueue %s doesn't exist", lq);
+        return NULL;
+    }
+    const struct local_queue *l = &e->obj->u.local_queue;
+    struct cq *q = cluster_cq(c, l->cluster_queue);
+    if (!q) {
+        workload_set_reason(w, "ClusterQueue %s doesn't exist",
+                            l->cluster_queue);
+        return NULL;
+    }
+    if (l->stop_policy != STOP_POLICY_NONE && w->state == WL_PENDING) {
+        workload_set_reason(w, "LocalQueue %s is inactive", lq);
+        return NULL;
+    }
+    const struct label_selector *sel =
+        q->obj->u.cluster_queue.namespace_selector;
+    /* A Namespace carries kubernetes.io/metadata.name (decode_namespace);
+     * one not (yet) known has only that label. */
+    struct strmap_entry name_label = {"kubernetes.io/metadata.name", w->ns};
+    struct strmap only_name = {.n = 1, .items = &name_label};
+    const struct strmap *nsl = &only_name;
+    struct obj_entry *ns = cluster_find(c->namespaces, w->ns);
+    if (ns)
+        nsl = &ns->obj->meta.labels;
+    if (!label_selector_matches(sel, nsl) && w->state == WL_PENDING) {
+        /* Kueue queues it all the same (it counts as pending there), never
+         * as a head: it is inadmissible until the namespace changes, and
+         * blocks nothing, StrictFIFO included. */
+        workload_set_reason(w,
+                            "namespace %s is not selected by ClusterQueue "
+                            "%s",
+                            w->ns, q->name);
+        w->ns_mismatch = true;
+        return q;
+    }
+    if (!q->active && w->state == WL_PENDING) {
+        workload_set_reason(w, "ClusterQueue %s is inactive: %s", q->name,
+                            q->inactive_reason);
+        return q; /* queued, but its CQ admits nothing */
+    }
+    return q;
+}
+
+/* Flavors of a workload that was running before Ordo saw it: per group, the
+ * first flavor whose nodeLabels all match the node of a pod of the set. */
+static int infer_flavors(struct workload *w, struct cq *q)
+{
+    free(w->flavors);
+    w->flavors = calloc((size_t)w->n_podsets * (q->n_groups ? q->n_groups : 1),
+                        sizeof(*w->flavors));
+    if (!w->flavors)
+        return -ENOMEM;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++) {
+        const struct node *node = NULL;
+        for (size_t i = 0; i < w->n_pods && !node; i++)
+            if (w->pods[i]->podset == ps && w->pods[i]->node)
+                node = w->pods[i]->node;
+        for (uint32_t g = 0; g < q->n_groups; g++) {
+            const struct cq_group *grp = &q->groups[g];
+            struct flavor *pick = grp->n_flavors ? grp->flavors[0] : NULL;
+            for (uint32_t f = 0; node && f < grp->n_flavors; f++) {
+                const struct flavor *fl = grp->flavors[f];
+                if (!fl->obj)
+                    continue;
+                const struct strmap *nl =
+                    &fl->obj->u.resource_flavor.node_labels;
+                bool match = true;
+                for (size_t k = 0; k < nl->n && match; k++) {
+                    const char *v =
+                        strmap_get(&node->obj->meta.labels, nl->items[k].key);
+                    match = v && strcmp(v, nl->items[k].value) == 0;
+                }
+                if (match) {
+                    pick = grp->flavors[f];
+                    break;
+                }
+            }
+            w->flavors[ps * q->n_groups + g] = pick;
+        }
+    }
+    w->flavor_groups = q->n_groups;
+    return 0;
+}
+
+/* Each group of q gets the flavor the pod set had that the group lists
+ * (none when the group is new to it). */
+int workload_remap_flavors(struct workload *w, const struct cq *q)
+{
+    uint32_t ng = q->n_groups ? q->n_groups : 1;
+    struct flavor **v = calloc((size_t)w->n_podsets * ng, sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        for (uint32_t g = 0; g < q->n_groups; g++)
+            for (uint32_t k = 0; k < w->flavor_groups; k++) {
+                struct flavor *f = w->flavors[ps * w->flavor_groups + k];
+                if (f && cq_group_flavor_index(&q->groups[g], f) >= 0) {
+                    v[ps * q->n_groups + g] = f;
+                    break;
+                }
+            }
+    free(w->flavors);
+    w->flavors = v;
+    w->flavor_groups = q->n_groups;
+    return 0;
+}
+
+int workload_requeue_all(struct cluster *c)
+{
+    for (uint32_t i = 0; i < c->n_busy; i++)
+        c->busy[i]->busy = false;
+    c->n_busy = 0;
+    for (uint32_t i = 0; i < c->n_cqs; i++) {
+        struct cq *q = c->cqs_v[i];
+        q->n_pending = 0;
+        q->n_admitted = 0;
+        for (uint32_t g = 0; g < q->n_groups; g++)
+            memset(q->groups[g].usage, 0,
+                   (size_t)q->groups[g].n_res * q->groups[g].n_flavors *
+                       sizeof(int64_t));
+        cluster_mark_usage(c, q);
+    }
+    struct workload *w, *tmp;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    {
+        w->queued = false;
+        if (workload_enqueue(c, w) < 0)
+            return -ENOMEM;
+    }
+    c->n_fresh = 0;
+    return 0;
+}
+
+/* A workload whose kueue.x-k8s.io/priority-class label names a
+ * WorkloadPriorityClass takes its current value (Kueue updates workloads
+ * when the class changes). Returns false when the class does not exist:
+ * Kueue makes no Workload for such a job until it does. */
+static bool refresh_wpc_priority(struct cluster *c, struct workload *w)
+{
+    const char *wpc = strmap_get(&w->top->meta.labels, LABEL_PRIORITY_CLASS);
+    if (!wpc)
+        return true;
+    struct obj_entry *e = cluster_find(c->wpcs, wpc);
+    if (!e)
+        return false;
+    w->priority = e->obj->u.workload_priority_class.value;
+    return true;
+}
+
+/* The reason of a workload above WORKLOAD_PODS_MAX, whatever else it
+ * waits for. */
+static void over_cap_reason(struct workload *w)
+{
+    workload_set_reason(w,
+                        "%s %s has %llu pods; Ordo admits at most %u pods "
+                        "per workload",
+                        workload_kind_name(w->kind), w->key,
+                        (unsigned long long)w->pods_wanted,
+                        (unsigned)WORKLOAD_PODS_MAX);
+}
+
+int workload_enqueue(struct cluster *c, struct workload *w)
+{
+    if (w->queued || w->state == WL_FINISHED)
+        return 0;
+    w->cq = NULL;
+    if (!refresh_wpc_priority(c, w) && w->state == WL_PENDING) {
+        workload_set_reason(
+            w, "WorkloadPriorityClass %s not found",
+            strmap_get(&w->top->meta.labels, LABEL_PRIORITY_CLASS));
+        if (w->over_cap)
+            over_cap_reason(w);
+        return 0;
+    }
+    if (w->state == WL_ADMITTED) {
+        struct cq *q = w->admitted_cq;
+        if (!q) {
+            q = resolve_cq(c, w);
+            if (!q)
+                return 0; /* running, but no queue to charge */
+            w->admitted_cq = q;
+            /* Its controller now sees a queue to give quota back to. */
+            if (infer_flavors(w, q) < 0 || cluster_mark_changed(c, w) < 0)
+                return -ENOMEM;
+        }
+        if (w->flavors && workload_remap_flavors(w, q) < 0)
+            return -ENOMEM;
+        /* Charged as admitted: only a workload found running (flavors
+         * inferred) records its charges here. */
+        if (!w->charges && workload_record_charges(w, q) < 0)
+            return -ENOMEM;
+        w->cq = q;
+        w->queued = true;
+        if (cq_add_admitted(q, w) < 0)
+            return -ENOMEM;
+        cq_charge(q, w, 1);
+        return 0;
+    }
+    struct cq *q = resolve_cq(c, w);
+    if (w->over_cap)
+        over_cap_reason(w); /* queued, never a head (queue_head) */
+    if (!q)
+        return 0;
+    w->cq = q;
+    w->queued = true;
+    /* Parked in a queue's generation, which means nothing in another (or
+     * a rebuilt) one: tried again, as a rebuild tries every parked one. */
+    w->parked = false;
+    return cq_queue_push(c, q, w);
+}
+
+/* Gives an admitted workload's quota back to its ClusterQueue. */
+static void release_admission(struct workload *w)
+{
+    if (w->state == WL_ADMITTED && w->admitted_cq) {
+        cq_charge(w->admitted_cq, w, -1);
+        cq_remove_admitted(w->admitted_cq, w);
+    }
+}
+
+void workload_requeue_evicted(struct cluster *c, struct workload *w)
+{
+    if (w->deleting) {
+        /* Its Job is gone, and now its pods: so is it. */
+        w->evicting = false;
+        (void)cluster_workload_unlink(c, w); /* out of memory: it stays */
+        return;
+    }
+    release_admission(w);
+    cluster_release_room(w);
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        w->podsets[ps].reclaimable = 0;
+    w->state = WL_PENDING;
+    (void)cluster_mark_changed(c, w); /* out of memory: seen next change */
+    w->evicting = false;
+    w->admitted_cq = NULL;
+    w->queued = false;
+    w->parked = false;
+    w->evictions++;
+    free(w->flavors);
+    w->flavors = NULL;
+    free(w->charges);
+    w->charges = NULL;
+    w->n_charges = 0;
+    workload_set_reason(w, "evicted: %s%s%s%s%s",
+                        strchr(w->evicted_by, '/') ? "preempted by " : "",
+                        w->evicted_by, w->evict_class ? " (" : "",
+                        w->evict_class ? w->evict_class : "",
+                        w->evict_class ? ")" : "");
+    if (w->kind == WL_POD || (w->kind == WL_POD_GROUP && w->not_retriable)) {
+        /* A plain pod has no controller to make it again: once evicted it
+         * is done, and so is a group marked retriable-in-group "false"
+         * (Kueue finishes such a workload too). */
+        w->state = WL_FINISHED;
+        w->finished_ns = c->now_ns;
+        w->has_finished = true;
+        return;
+    }
+    if (w->kind == WL_POD_GROUP)
+        /* Its user makes replacement pods, which fill the pod sets again
+         * (podset_for_pod); the evicted ones no longer count. */
+        for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+            w->podsets[ps].count = 0;
+    if (w->respec) {
+        /* Stopped because its Job changed: the new workload Kueue makes
+         * has the new counts and queues from now. */
+        (void)workload_apply_spec(w); /* out of memory: the old counts */
+        w->queue_ns = c->now_ns;
+    }
+    workload_enqueue(c, w);
+    cluster_wake_parked(c);
+}
+
+int workload_requeue(struct cluster *c, struct workload *w)
+{
+    if (w->state != WL_PENDING)
+        return 0;
+    if (w->queued && w->cq)
+        cq_queue_remove(w->cq, w);
+    w->queued = false;
+    int r = workload_enqueue(c, w);
+    if (w->cq)
+        w->cq->requeue_gen++; /* parked ones there get another try */
+    return r;
+}
+
+void workload_finish(struct cluster *c, struct workload *w)
+{
+    release_admission(w);
+    cluster_release_room(w);
+    w->state = WL_FINISHED;
+    (void)cluster_mark_changed(c, w);
+    w->finished_ns = c->now_ns;
+    w->has_finished = true;
+    w->reason[0] = '\0';
+    /* Quota came free: parked workloads may fit now. */
+    cluster_wake_parked(c);
+}
+
+/* Pods of pod set ps that will never be needed again (Kueue's
+ * reclaimablePods): a Job's count minus the completions its status says
+ * are still to come; a JobSet's parallelism per child Job that succeeded
+ * (a running child gives nothing back); a pod group's pods that
+ * succeeded. */
+static uint32_t podset_reclaimable(const struct workload *w, uint32_t ps)
+{
+    const struct podset *s = &w->podsets[ps];
+    uint64_t target = s->count, succeeded = s->n_succeeded;
+    if (w->kind == WL_JOBSET) {
+        const struct replicated_job *rj = &w->top->u.jobset.replicated_jobs[ps];
+        uint64_t n =
+            (uint64_t)s->status_succeeded * (uint32_t)rj->spec.parallelism;
+        return n < s->count ? (uint32_t)n : s->count;
+    }
+    if (w->kind == WL_JOB) {
+        const struct job_spec *js = &w->top->u.job.spec;
+        target = js->has_completions ? (uint32_t)js->completions
+                                     : (uint32_t)js->parallelism;
+        succeeded = s->status_succeeded;
+    }
+    uint64_t left = succeeded < target ? target - succeeded : 0;
+    return left < s->count ? s->count - (uint32_t)left : 0;
+}
+
+/* Whether w is done: its Job's or JobSet's status says so; a pod group
+ * when group-total-count of its pods succeeded (replacements of evicted
+ * ones included), a single pod when it succeeded. */
+static bool workload_done(const struct workload *w)
+{
+    if (w->kind == WL_JOB || w->kind == WL_JOBSET)
+        return w->complete;
+    if (w->n_pods == 0)
+        return false;
+    if (w->kind == WL_POD_GROUP)
+        return w->pods_succeeded >= w->group_total;
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        if (w->podsets[ps].n_succeeded < w->podsets[ps].count)
+            return false;
+    return true;
+}
+
+void workload_progress(struct cluster *c, struct workload *w)
+{
+    if (w->state == WL_FINISHED)
+        return;
+    if (w->state == WL_ADMITTED && w->admitted_cq) {
+        bool changed = false;
+        for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+            changed |= podset_reclaimable(w, ps) != w->podsets[ps].reclaimable;
+        if (changed) {
+            cq_charge(w->admitted_cq, w, -1);
+            for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+                w->podsets[ps].reclaimable = podset_reclaimable(w, ps);
+            cq_charge(w->admitted_cq, w, 1);
+            cluster_wake_parked(c);
+        }
+    }
+    if (workload_done(w)) {
+        workload_finish(c, w);
+        LOG_V(2, "workload finished wl=\"%s\"", w->key);
+    }
+}
