@@ -39,7 +39,7 @@ static void index_free(struct obj_entry **index)
     }
 }
 
-static void cq_free_groups(struct cq_group *groups, size_t n)
+void cq_groups_free(struct cq_group *groups, size_t n)
 {
     for (size_t g = 0; groups && g < n; g++) {
         free(groups[g].res_ids);
@@ -54,7 +54,7 @@ static void cq_free(struct cq *q)
 {
     if (!q)
         return;
-    cq_free_groups(q->groups, q->n_groups);
+    cq_groups_free(q->groups, q->n_groups);
     free(q->pending);
     free(q->admitted);
     free(q->name);

@@ -10,17 +10,6 @@
 
 #include "resid.h"
 
-static void groups_free(struct cq_group *groups, size_t n)
-{
-    for (size_t g = 0; groups && g < n; g++) {
-        free(groups[g].res_ids);
-        free(groups[g].flavors);
-        free(groups[g].nominal);
-        free(groups[g].usage);
-    }
-    free(groups);
-}
-
 /* Builds the groups of one ClusterQueue from its object. Usage is rebuilt
  * by the caller from admitted workloads. */
 static int cq_build(struct cluster *c, struct cq *q)
@@ -77,12 +66,12 @@ static int cq_build(struct cluster *c, struct cq *q)
                  "admitted to it)",
                  q->name);
     }
-    groups_free(q->groups, q->n_groups);
+    cq_groups_free(q->groups, q->n_groups);
     q->groups = groups;
     q->n_groups = (uint32_t)spec->n_resource_groups;
     return 0;
 oom:
-    groups_free(groups, spec->n_resource_groups);
+    cq_groups_free(groups, spec->n_resource_groups);
     return -ENOMEM;
 }
 

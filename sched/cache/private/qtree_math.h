@@ -6,27 +6,18 @@
 #include <stdint.h>
 
 #include "quota_tree.h"
+#include "satmath.h"
 
 /* ---- saturating arithmetic: QUOTA_INF stays infinite -------------------- */
 
 static inline int64_t sat_add(int64_t a, int64_t b)
 {
-    int64_t r;
-    if (a == QUOTA_INF || b == QUOTA_INF)
-        return QUOTA_INF;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? QUOTA_INF : INT64_MIN;
-    return r;
+    return a == QUOTA_INF || b == QUOTA_INF ? QUOTA_INF : sat_add64(a, b);
 }
 
 static inline int64_t sat_sub(int64_t a, int64_t b)
 {
-    int64_t r;
-    if (a == QUOTA_INF)
-        return QUOTA_INF;
-    if (__builtin_sub_overflow(a, b, &r))
-        return b < 0 ? QUOTA_INF : INT64_MIN;
-    return r;
+    return a == QUOTA_INF ? QUOTA_INF : sat_sub64(a, b);
 }
 
 static inline int64_t max64(int64_t a, int64_t b)

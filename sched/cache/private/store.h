@@ -54,6 +54,9 @@ int cluster_node_remove(struct cluster *c, struct node *n);
 /* Takes q out of the ClusterQueues by name (the caller rebuilds cqs_v and
  * the tree); it stays allocated for what still points to it. */
 int cluster_cq_retire(struct cluster *c, struct cq *q);
+/* Frees n resource groups of a ClusterQueue (its quota and usage arrays).
+ * Accepts NULL. */
+void cq_groups_free(struct cq_group *groups, size_t n);
 /* Removes (and frees) the object of key from index: 1, or 0 when absent. */
 int cluster_index_remove(struct obj_entry **index, const char *key);
 
