@@ -41,6 +41,19 @@ void sim_checker_release(struct sim_checker *ck)
         sim_last_values_free(&ck->checked);
 }
 
+/* A new record of the usage last checked under key, or NULL (out of
+ * memory). */
+static struct last_value *remember(struct sim_checker *ck, const char *key)
+{
+    struct last_value *lv = calloc(1, sizeof(*lv));
+    if (!lv || !(lv->key = strdup(key))) {
+        free(lv);
+        return NULL;
+    }
+    HASH_ADD_KEYPTR(hh, ck->checked, lv->key, strlen(lv->key), lv);
+    return lv;
+}
+
 /* A node's usage above what it can hold is a violation only when it grew
  * since the last check: lowering a quota below what is admitted is the
  * admin's doing (Kueue lets that usage stay), admitting past it is not.
@@ -74,14 +87,8 @@ static void check_node(struct sim_checker *ck, const struct cluster *c,
                       "%s %s: %s in flavor %s used %lld > limit %lld", what,
                       nd->name, resid_name(t->frs[i].res),
                       t->frs[i].flavor->name, (long long)use, (long long)cap);
-        if (!lv) {
-            lv = calloc(1, sizeof(*lv));
-            if (!lv || !(lv->key = strdup(key))) {
-                free(lv);
-                continue; /* out of memory: checked from zero next time */
-            }
-            HASH_ADD_KEYPTR(hh, ck->checked, lv->key, strlen(lv->key), lv);
-        }
+        if (!lv && !(lv = remember(ck, key)))
+            continue; /* out of memory: checked from zero next time */
         lv->usage = use;
         lv->tree_gen = c->tree_gen;
     }
@@ -110,14 +117,8 @@ static void check_room(struct sim_checker *ck, const struct cluster *c,
                       (long long)nd->alloc[id]);
         if (!lv && use <= 0)
             continue; /* nothing to remember yet */
-        if (!lv) {
-            lv = calloc(1, sizeof(*lv));
-            if (!lv || !(lv->key = strdup(key))) {
-                free(lv);
-                continue; /* out of memory: checked from zero next time */
-            }
-            HASH_ADD_KEYPTR(hh, ck->checked, lv->key, strlen(lv->key), lv);
-        }
+        if (!lv && !(lv = remember(ck, key)))
+            continue; /* out of memory: checked from zero next time */
         lv->usage = use;
     }
 }
