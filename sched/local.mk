@@ -41,7 +41,7 @@ sched_host_libordo_host_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) $(INC_
 
 noinst_LTLIBRARIES += sched/cache/libordo-cache.la
 sched_cache_libordo_cache_la_SOURCES = \
-	%reldir%/cache/cluster.h %reldir%/cache/quota_tree.h \
+	%reldir%/cache/cluster.h %reldir%/cache/history.h %reldir%/cache/quota_tree.h \
 	%reldir%/cache/quota_tree.c %reldir%/cache/qtree_share.c \
 	%reldir%/cache/private/qtree_build.h %reldir%/cache/private/qtree_math.h \
 	%reldir%/cache/cluster.c %reldir%/cache/nodes.c %reldir%/cache/removal.c \

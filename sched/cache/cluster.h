@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <uthash.h>
 
+#include "history.h"
 #include "objects.h"
 #include "quota_tree.h"
 
@@ -217,6 +218,7 @@ struct workload {
     uint64_t pods_wanted;
     bool over_cap;
     bool changed; /* listed in cluster.changed */
+    struct wl_history history; /* what happened to it (history.h) */
     UT_hash_handle hh;
     /* Last: long and cold, away from the flags the queues scan. */
     char reason[REASON_MAX]; /* why pending, last seen */
