@@ -24,6 +24,7 @@ core_libordo_core_la_SOURCES = \
 	%reldir%/decode_pod.c \
 	%reldir%/decode_job.c \
 	%reldir%/decode_kueue.c \
+	%reldir%/decode_admission.c \
 	%reldir%/decode.c %reldir%/decode.h \
 	%reldir%/manifest.c %reldir%/manifest.h
 core_libordo_core_la_CPPFLAGS = $(ORDO_DEFS) -I$(top_srcdir)/core

@@ -46,6 +46,7 @@ static int add_new(struct cluster *c, struct object *o)
          * name that was missing (workload_enqueue). */
     case OBJ_NAMESPACE:
     case OBJ_COHORT:
+    case OBJ_ADMISSION_CHECK: /* the ClusterQueues naming it change state */
         c->queues_dirty = true;
         return cluster_index_put(cluster_index_of(c, o->kind), o);
     default:
@@ -260,6 +261,10 @@ static int update_kueue(struct cluster *c, struct object *o)
         if ((r = cluster_index_put(index, o)) < 0)
             return r;
         return queues_refresh(c, NULL);
+    case OBJ_ADMISSION_CHECK:
+        /* None is ever Active (no controller runs): an update changes no
+         * ClusterQueue's state. */
+        return e ? cluster_index_put(index, o) : add_new(c, o);
     case OBJ_LOCAL_QUEUE:
         if (!e)
             return add_new(c, o);
@@ -417,6 +422,7 @@ int cluster_delete(struct cluster *c, enum object_kind kind, const char *key)
     case OBJ_CLUSTER_QUEUE:
         return delete_cq(c, key);
     case OBJ_COHORT:
+    case OBJ_ADMISSION_CHECK:
         return cluster_index_remove(index, key) ? queues_refresh(c, NULL) : 0;
     case OBJ_LOCAL_QUEUE:
         if (!cluster_index_remove(index, key))

@@ -29,6 +29,7 @@ static int kind_rank(enum object_kind k)
         return 0;
     case OBJ_RESOURCE_FLAVOR:
     case OBJ_COHORT:
+    case OBJ_ADMISSION_CHECK:
         return 1;
     case OBJ_CLUSTER_QUEUE:
         return 2;
