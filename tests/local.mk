@@ -10,6 +10,7 @@ UNIT_TESTS = \
 	tests/unit/test_doc_json \
 	tests/unit/test_decode \
 	tests/unit/test_manifest \
+	tests/unit/test_manifest_check \
 	tests/unit/test_log \
 	tests/unit/test_config \
 	tests/unit/test_sim_output \
@@ -58,6 +59,9 @@ tests_unit_test_decode_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_manifest_SOURCES = tests/unit/test_manifest.c
 tests_unit_test_manifest_LDADD = $(UNIT_LDADD)
 tests_unit_test_manifest_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_manifest_check_SOURCES = tests/unit/test_manifest_check.c
+tests_unit_test_manifest_check_LDADD = $(UNIT_LDADD)
+tests_unit_test_manifest_check_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_strmap_SOURCES = tests/unit/test_strmap.c
 tests_unit_test_strmap_LDADD = $(UNIT_LDADD)
 tests_unit_test_strmap_CFLAGS = $(UNIT_CFLAGS)
