@@ -26,7 +26,8 @@ UNIT_TESTS = \
 	tests/unit/test_events_jobs \
 	tests/unit/test_events_queues \
 	tests/unit/test_events_meta \
-	tests/unit/test_events_async
+	tests/unit/test_events_async \
+	tests/unit/test_events_checks
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -126,6 +127,10 @@ tests_unit_test_events_async_SOURCES = tests/unit/test_events_async.c \
 	$(EVENTS_TEST_SRCS)
 tests_unit_test_events_async_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_events_async_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_events_checks_SOURCES = tests/unit/test_events_checks.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_checks_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_checks_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cluster_scale_SOURCES = tests/unit/test_cluster_scale.c
 tests_unit_test_cluster_scale_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_cluster_scale_CFLAGS = $(UNIT_CFLAGS)
