@@ -59,11 +59,6 @@ static const struct object *find(const struct checker *k, enum object_kind kind,
     return r ? k->set->objects[r->index] : NULL;
 }
 
-const char *manifest_severity_name(enum manifest_severity s)
-{
-    return s == MANIFEST_ERROR ? "error" : "warning";
-}
-
 /* Reports "Kind key: " + fmt about o. */
 static void report(struct checker *k, enum manifest_severity sev,
                    const struct object *o, const char *fmt, ...)

@@ -45,9 +45,6 @@ typedef void (*manifest_check_fn)(enum manifest_severity severity,
                                   const char *file, unsigned line,
                                   const char *msg, void *userdata);
 
-/* "warning" or "error". */
-const char *manifest_severity_name(enum manifest_severity s);
-
 /* Runs every check over s, calling on_finding (may be NULL) for each, in
  * the order of s's objects; ret_counts (may be NULL) gets how many of each
  * severity. 0 or -ENOMEM (nothing reported then). */

@@ -7,7 +7,8 @@
  * world: a Node's room, a ClusterQueue's or Cohort's quota (the tree is
  * rebuilt from ClusterQueues and cohorts, admitted usage charged again),
  * the pending workloads of a LocalQueue, Namespace or priority class
- * queued again. Only objects of the Kueue kinds that arrive anew rebuild
+ * queued again, the ClusterQueues' state when an AdmissionCheck comes or
+ * goes. Only objects of the Kueue kinds that arrive anew rebuild
  * every queue, once per batch. */
 #include "events.h"
 

@@ -1,8 +1,8 @@
 /* test_manifest_check.c - the checks across objects (core/manifest_check.h):
  * each reference rule, with the object's file and line; Cohort cycles
  * naming every member; workloads Ordo will not schedule; strict mode
- * making missing references errors; the simulator's note; and a
- * consistent set that yields nothing. */
+ * making missing references errors; the simulator's note; a consistent
+ * set that yields nothing; and the AdmissionCheck kind's decoding. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,6 +35,11 @@ static void collect(enum manifest_severity sev, const char *file, unsigned line,
         snprintf(f->msg[f->n], sizeof(f->msg[0]), "%s", msg);
     }
     f->n++;
+}
+
+static void save_err(const struct err *e, void *userdata)
+{
+    *(struct err *)userdata = *e;
 }
 
 /* Loads yaml (which must decode) and checks it; returns the counts. */
@@ -91,40 +96,39 @@ static void assert_has(const struct findings *f, size_t i, const char *part)
 static void test_consistent(void **state)
 {
     struct findings f;
-    struct manifest_check_counts
-        c = run(RF("default", "spec: {topologyName: dc, nodeLabels: {pool: "
-                              "a}}\n") "---\napiVersion: "
-                                       "kueue.x-k8s.io/v1beta2\nkind: "
-                                       "Topology\n"
-                                       "metadata: {name: dc}\nspec:\n  "
-                                       "levels: [{nodeLabel: "
-                                       "kubernetes.io/hostname}]\n"
-                                       "---\napiVersion: "
-                                       "kueue.x-k8s.io/v1beta2\nkind: "
-                                       "WorkloadPriorityClass\nmetadata: "
-                                       "{name: high}\nvalue: 100\n"
-                                       "---\napiVersion: "
-                                       "scheduling.k8s.io/v1\nkind: "
-                                       "PriorityClass\n"
-                                       "metadata: {name: batch}\nvalue: "
-                                       "10\n" CQ("cq", "  cohortName: org\n")
-                                           COHORT("org", "root") LQ(
-                                               "team", "main",
-                                               "cq") JOB("a",
-                                                         "kueue.x-k8s.io/"
-                                                         "queue-name: main, "
-                                                         "kueue.x-k8s.io/"
-                                                         "priority-class: "
-                                                         "high",
-                                                         "ordo-scheduler",
-                                                         "      "
-                                                         "priorityClassName: "
-                                                         "batch\n")
-                                               JOB("b", "", "ordo-scheduler",
+    struct manifest_check_counts c =
+        run(RF("default",
+               "spec: {topologyName: dc, nodeLabels: {pool: "
+               "a}}\n") "---\napiVersion: "
+                        "kueue.x-k8s.io/v1beta2\nkind: "
+                        "Topology\n"
+                        "metadata: {name: dc}\nspec:\n  "
+                        "levels: [{nodeLabel: "
+                        "kubernetes.io/hostname}]\n"
+                        "---\napiVersion: "
+                        "kueue.x-k8s.io/v1beta2\nkind: "
+                        "WorkloadPriorityClass\nmetadata: "
+                        "{name: high}\nvalue: 100\n"
+                        "---\napiVersion: "
+                        "scheduling.k8s.io/v1\nkind: "
+                        "PriorityClass\n"
+                        "metadata: {name: batch}\nvalue: "
+                        "10\n" CQ("cq", "  cohortName: org\n")
+                            COHORT("org", "root") LQ("team", "main", "cq")
+                                JOB("a",
+                                    "kueue.x-k8s.io/"
+                                    "queue-name: main, "
+                                    "kueue.x-k8s.io/"
+                                    "priority-class: "
+                                    "high",
+                                    "ordo-scheduler",
+                                    "      "
+                                    "priorityClassName: "
+                                    "batch\n") JOB("b", "", "ordo-scheduler",
                                                    "      priorityClassName: "
                                                    "system-node-critical\n")
-                                                   LQ("team", "default", "cq"),
-                false, false, &f);
+                                    LQ("team", "default", "cq"),
+            false, false, &f);
     /* An implicit cohort (root) and a built-in PriorityClass are fine. */
     for (size_t i = 0; i < f.n && i < MAX_FINDINGS; i++)
         fprintf(stderr, "unexpected: %s\n", f.msg[i]);
@@ -350,6 +354,75 @@ static void test_whole_world(void **state)
     assert_null(strstr(f.msg[0], "simulator"));
 }
 
+/* Loads yaml, expecting one decode error containing part. */
+static void assert_decode_error(const char *yaml, const char *part)
+{
+    struct manifest_set set;
+    struct err e = {{0}};
+    manifest_set_init(&set);
+    assert_int_equal(manifest_load_buffer(&set, yaml, strlen(yaml), "test.yaml",
+                                          save_err, &e),
+                     -EINVAL);
+    assert_int_equal(set.n_errors, 1);
+    if (!strstr(e.msg, part))
+        fail_msg("\"%s\" lacks \"%s\"", e.msg, part);
+    manifest_set_release(&set);
+}
+
+/* The AdmissionCheck kind, read so that references to it can be checked,
+ * and the ClusterQueue's names of them in both API versions. */
+static void test_admission_check_decoding(void **state)
+{
+    struct manifest_set set;
+    const char *yaml =
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: AdmissionCheck\n"
+        "metadata: {name: prov}\nspec:\n"
+        "  controllerName: kueue.x-k8s.io/provisioning-request\n"
+        "  parameters: {apiGroup: kueue.x-k8s.io, kind: "
+        "ProvisioningRequestConfig, name: prov-config}\n";
+    manifest_set_init(&set);
+    assert_int_equal(
+        manifest_load_buffer(&set, yaml, strlen(yaml), "test.yaml", NULL, NULL),
+        0);
+    assert_int_equal(set.n, 1);
+    const struct object *o = set.objects[0];
+    assert_int_equal(o->kind, OBJ_ADMISSION_CHECK);
+    assert_string_equal(object_kind_name(o->kind), "AdmissionCheck");
+    assert_null(o->meta.namespace_);
+    assert_string_equal(o->u.admission_check.controller_name,
+                        "kueue.x-k8s.io/provisioning-request");
+    assert_string_equal(o->u.admission_check.parameters_kind,
+                        "ProvisioningRequestConfig");
+    assert_string_equal(o->u.admission_check.parameters_name, "prov-config");
+    manifest_set_release(&set);
+    assert_decode_error("apiVersion: kueue.x-k8s.io/v1beta2\n"
+                        "kind: AdmissionCheck\nmetadata: {name: x}\n"
+                        "spec: {parameters: {apiGroup: a, kind: K, name: n}}\n",
+                        "AdmissionCheck x: spec.controllerName: required");
+    assert_decode_error("apiVersion: kueue.x-k8s.io/v1beta2\n"
+                        "kind: AdmissionCheck\nmetadata: {name: x}\n"
+                        "spec: {controllerName: c, parameters: {apiGroup: a, "
+                        "kind: 9K, name: n}}\n",
+                        "spec.parameters.kind: invalid \"9K\"");
+    assert_decode_error("apiVersion: kueue.x-k8s.io/v1beta2\n"
+                        "kind: AdmissionCheck\nmetadata: {name: x}\n"
+                        "spec: {controllerName: c, parameters: {kind: K, "
+                        "name: n}}\n",
+                        "spec.parameters.apiGroup: required");
+    assert_decode_error("apiVersion: kueue.x-k8s.io/v1beta1\n"
+                        "kind: ClusterQueue\nmetadata: {name: cq}\nspec:\n"
+                        "  admissionChecks: [a]\n"
+                        "  admissionChecksStrategy: {admissionChecks: "
+                        "[{name: a}]}\n",
+                        "spec.admissionChecks: either admissionChecks or "
+                        "admissionChecksStrategy can be set, but not both");
+    assert_decode_error("apiVersion: kueue.x-k8s.io/v1beta1\n"
+                        "kind: ClusterQueue\nmetadata: {name: cq}\nspec:\n"
+                        "  admissionChecks: [{name: a}]\n",
+                        "spec.admissionChecks[0]: expected an AdmissionCheck's "
+                        "name");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -365,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_jobset_schedulers),
         cmocka_unit_test(test_strict),
         cmocka_unit_test(test_whole_world),
+        cmocka_unit_test(test_admission_check_decoding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
