@@ -34,6 +34,7 @@ static const struct kind_entry kinds[] = {
     {OBJ_WORKLOAD_PRIORITY_CLASS, "kueue.x-k8s.io", true,
      decode_workload_priority_class},
     {OBJ_TOPOLOGY, "kueue.x-k8s.io", true, decode_topology},
+    {OBJ_ADMISSION_CHECK, "kueue.x-k8s.io", true, decode_admission_check},
 };
 
 /* Splits "group/version" and returns the group ("" for "v1"). */

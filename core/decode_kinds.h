@@ -58,5 +58,8 @@ int decode_workload_priority_class(struct decode_ctx *c,
                                    const struct doc_node *n, struct object *o);
 int decode_topology(struct decode_ctx *c, const struct doc_node *n,
                     struct object *o);
+/* decode_admission.c */
+int decode_admission_check(struct decode_ctx *c, const struct doc_node *n,
+                           struct object *o);
 
 #endif

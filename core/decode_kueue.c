@@ -342,12 +342,48 @@ static int decode_preemption(struct decode_ctx *c, const struct doc_node *spec,
     return r;
 }
 
+/* kueue.x-k8s.io/v1beta1's spec.admissionChecks: a list of names. */
+static int decode_admission_check_names(struct decode_ctx *c,
+                                        const struct doc_node *list,
+                                        struct cluster_queue *cq)
+{
+    cq->admission_checks =
+        arena_calloc(c->arena, list->n ? list->n : 1,
+                     sizeof(*cq->admission_checks));
+    if (!cq->admission_checks)
+        return -ENOMEM;
+    size_t mark = decode_path_push(c, "admissionChecks");
+    int r = 0;
+    for (size_t i = 0; r == 0 && i < list->n; i++) {
+        const char *s = NULL;
+        size_t m2 = decode_path_push_index(c, i);
+        if (doc_get_string(list->items[i], &s) < 0 || !*s)
+            r = decode_fail(c, list->items[i],
+                            "expected an AdmissionCheck's name");
+        else if (!(cq->admission_checks[i] = arena_strdup(c->arena, s)))
+            r = -ENOMEM;
+        decode_path_pop(c, m2);
+    }
+    decode_path_pop(c, mark);
+    cq->n_admission_checks = r == 0 ? list->n : 0;
+    return r;
+}
+
 static int decode_admission_checks(struct decode_ctx *c,
                                    const struct doc_node *spec,
                                    struct cluster_queue *cq)
 {
-    const struct doc_node *acs = NULL, *list = NULL;
-    int r = decode_field_map(c, spec, "admissionChecksStrategy", &acs);
+    const struct doc_node *acs = NULL, *list = NULL, *names = NULL;
+    int r = decode_field_seq(c, spec, "admissionChecks", &names);
+    if (r == 0)
+        r = decode_field_map(c, spec, "admissionChecksStrategy", &acs);
+    if (r == 0 && names && acs)
+        return decode_fail_at(c, names, "admissionChecks",
+                              "either admissionChecks or "
+                              "admissionChecksStrategy can be set, but not "
+                              "both");
+    if (r == 0 && names)
+        return decode_admission_check_names(c, names, cq);
     if (r < 0 || !acs)
         return r;
     size_t mark = decode_path_push(c, "admissionChecksStrategy");

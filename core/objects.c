@@ -21,6 +21,7 @@ static const char *const kind_names[OBJ_KIND_MAX] = {
     [OBJ_COHORT] = "Cohort",
     [OBJ_WORKLOAD_PRIORITY_CLASS] = "WorkloadPriorityClass",
     [OBJ_TOPOLOGY] = "Topology",
+    [OBJ_ADMISSION_CHECK] = "AdmissionCheck",
 };
 
 const char *object_kind_name(enum object_kind k)

@@ -34,6 +34,7 @@ enum object_kind {
     OBJ_COHORT,
     OBJ_WORKLOAD_PRIORITY_CLASS,
     OBJ_TOPOLOGY,
+    OBJ_ADMISSION_CHECK,
     OBJ_KIND_MAX
 };
 
@@ -263,6 +264,16 @@ struct topology {
     const char **levels; /* nodeLabel of each level, highest first */
 };
 
+/* kueue.x-k8s.io/v1beta2 AdmissionCheck: what a ClusterQueue's
+ * admissionChecksStrategy names. Ordo runs no admission check controller,
+ * so none is ever Active (a ClusterQueue naming one admits nothing). */
+struct admission_check {
+    const char *controller_name;
+    const char *parameters_api_group; /* NULL when no parameters */
+    const char *parameters_kind;
+    const char *parameters_name;
+};
+
 struct object {
     enum object_kind kind;
     const char *api_version;
@@ -282,6 +293,7 @@ struct object {
         struct cohort cohort;
         struct workload_priority_class workload_priority_class;
         struct topology topology;
+        struct admission_check admission_check;
     } u;
 };
 

@@ -13,6 +13,7 @@
 #include "duration.h"
 #include "log.h"
 #include "manifest.h"
+#include "manifest_check.h"
 #include "plugin_loader.h"
 #include "host_table.h"
 #include "plugins.h"
@@ -34,6 +35,7 @@ enum {
     OPT_NO_PROGRESS,
     OPT_SIM_CHECK,
     OPT_CYCLE_TIMEOUT,
+    OPT_STRICT,
 };
 
 struct options {
@@ -41,6 +43,7 @@ struct options {
     bool list_plugins;
     bool validate;
     bool sim;
+    bool strict; /* --strict: a missing reference is an error */
     const char *plugin_dir;
     const char *config;
     bool cycle_timeout_set; /* --cycle-timeout, over cycleTimeout */
@@ -81,6 +84,9 @@ static void usage(FILE *out)
             "(default:\n"
             "                        cycleTimeout of --config, 60s; 0s: "
             "never)\n"
+            "  --strict              a reference to an object not in the "
+            "manifests is an error\n"
+            "                        (default: a warning)\n"
             "  -v, --v N             log verbosity\n"
             "  -h, --help            this help\n",
             plugin_default_dir());
@@ -114,7 +120,19 @@ static void print_error(const struct err *e, void *userdata)
     fprintf(stderr, "%s\n", e->msg);
 }
 
-static int validate(char **paths, int n)
+/* A finding of manifest_check(): warnings say so, errors read as the
+ * decoder's. */
+static void print_finding(enum manifest_severity sev, const char *file,
+                          unsigned line, const char *msg, void *userdata)
+{
+    char where[32] = "";
+    if (line)
+        snprintf(where, sizeof(where), ":%u", line);
+    fprintf(stderr, "%s%s: %s%s\n", file, where,
+            sev == MANIFEST_WARNING ? "warning: " : "", msg);
+}
+
+static int validate(char **paths, int n, bool strict)
 {
     struct manifest_set set;
     size_t by_kind[OBJ_KIND_MAX] = {0};
@@ -125,15 +143,25 @@ static int validate(char **paths, int n)
             break;
         }
     }
+    /* Across objects, once each decoded (a reference to one that did not
+     * would only repeat its error). */
+    struct manifest_check_opts copts = {.strict = strict};
+    struct manifest_check_counts counts = {0};
+    if (set.n_errors == 0 &&
+        manifest_check(&set, &copts, print_finding, NULL, &counts) < 0)
+        fprintf(stderr, "ordo-scheduler: out of memory\n");
     for (size_t i = 0; i < set.n; i++)
         by_kind[set.objects[i]->kind]++;
     printf("%zu objects", set.n);
     for (int k = 0; k < OBJ_KIND_MAX; k++)
         if (by_kind[k])
             printf(", %zu %s", by_kind[k], object_kind_name(k));
-    printf("; %zu ignored (kinds Ordo does not read); %zu errors\n",
-           set.n_ignored, set.n_errors);
-    int rc = set.n_errors ? 1 : 0;
+    printf("; %zu ignored (kinds Ordo does not read); %zu errors",
+           set.n_ignored, set.n_errors + counts.n_errors);
+    if (counts.n_warnings)
+        printf(", %zu warnings", counts.n_warnings);
+    printf("\n");
+    int rc = set.n_errors || counts.n_errors ? 1 : 0;
     manifest_set_release(&set);
     return rc;
 }
@@ -183,6 +211,7 @@ int main(int argc, char **argv)
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"sim-check", no_argument, NULL, OPT_SIM_CHECK},
         {"cycle-timeout", required_argument, NULL, OPT_CYCLE_TIMEOUT},
+        {"strict", no_argument, NULL, OPT_STRICT},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -247,6 +276,9 @@ int main(int argc, char **argv)
             }
             o.cycle_timeout_set = true;
             break;
+        case OPT_STRICT:
+            o.strict = o.sim_opt.strict = true;
+            break;
         case 'v': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -281,7 +313,7 @@ int main(int argc, char **argv)
                             "file or directory\n");
             return 2;
         }
-        return validate(argv + optind, argc - optind);
+        return validate(argv + optind, argc - optind, o.strict);
     }
     if (o.sim) {
         if (optind >= argc) {

@@ -80,8 +80,9 @@ int scheduler_clock(struct scheduler *s, int64_t now_ns);
 
 /* Object o appeared: a Node, Pod, Namespace, PriorityClass, Job, JobSet,
  * or a Kueue object (ResourceFlavor, ClusterQueue, LocalQueue, Cohort,
- * WorkloadPriorityClass, Topology). Takes o, whatever the result. Objects
- * may come in any order: what refers to one not known yet waits for it.
+ * WorkloadPriorityClass, Topology, AdmissionCheck). Takes o, whatever the
+ * result. Objects may come in any order: what refers to one not known yet
+ * waits for it.
  * One that is known already (an informer's replay) is an update. 0,
  * -EEXIST (a Job or JobSet whose key another kind's workload has: o
  * freed), -ENOTSUP (see scheduler_object_updated) or -ENOMEM. */

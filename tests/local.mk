@@ -10,6 +10,7 @@ UNIT_TESTS = \
 	tests/unit/test_doc_json \
 	tests/unit/test_decode \
 	tests/unit/test_manifest \
+	tests/unit/test_manifest_check \
 	tests/unit/test_log \
 	tests/unit/test_config \
 	tests/unit/test_sim_output \
@@ -25,7 +26,8 @@ UNIT_TESTS = \
 	tests/unit/test_events_jobs \
 	tests/unit/test_events_queues \
 	tests/unit/test_events_meta \
-	tests/unit/test_events_async
+	tests/unit/test_events_async \
+	tests/unit/test_events_checks
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -58,6 +60,9 @@ tests_unit_test_decode_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_manifest_SOURCES = tests/unit/test_manifest.c
 tests_unit_test_manifest_LDADD = $(UNIT_LDADD)
 tests_unit_test_manifest_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_manifest_check_SOURCES = tests/unit/test_manifest_check.c
+tests_unit_test_manifest_check_LDADD = $(UNIT_LDADD)
+tests_unit_test_manifest_check_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_strmap_SOURCES = tests/unit/test_strmap.c
 tests_unit_test_strmap_LDADD = $(UNIT_LDADD)
 tests_unit_test_strmap_CFLAGS = $(UNIT_CFLAGS)
@@ -122,6 +127,10 @@ tests_unit_test_events_async_SOURCES = tests/unit/test_events_async.c \
 	$(EVENTS_TEST_SRCS)
 tests_unit_test_events_async_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_events_async_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_events_checks_SOURCES = tests/unit/test_events_checks.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_checks_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_checks_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cluster_scale_SOURCES = tests/unit/test_cluster_scale.c
 tests_unit_test_cluster_scale_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_cluster_scale_CFLAGS = $(UNIT_CFLAGS)
@@ -264,7 +273,7 @@ EXTRA_DIST += tests/scenarios
 
 CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_host_checks.sh tests/cli/test_layers.sh \
-	tests/cli/test_backend_line.sh
+	tests/cli/test_backend_line.sh tests/cli/test_checks.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \

@@ -182,6 +182,7 @@ void cluster_release(struct cluster *c)
     index_free(&c->namespaces);
     index_free(&c->cohorts);
     index_free(&c->topologies);
+    index_free(&c->admission_checks);
     index_free(&c->jobs);
     index_free(&c->jobsets);
     cluster_init(c);
@@ -271,6 +272,8 @@ struct obj_entry **cluster_index_of(struct cluster *c, enum object_kind kind)
         return &c->wpcs;
     case OBJ_TOPOLOGY:
         return &c->topologies;
+    case OBJ_ADMISSION_CHECK:
+        return &c->admission_checks;
     default:
         return NULL;
     }

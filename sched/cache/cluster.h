@@ -308,6 +308,7 @@ struct cluster {
     size_t n_changed, cap_changed;
     struct obj_entry *lqs, *pcs, *wpcs, *namespaces, *jobs, *jobsets,
         *cohorts, *topologies;
+    struct obj_entry *admission_checks; /* what ClusterQueues name */
     struct qtree tree; /* ClusterQueues and cohorts */
     uint64_t tree_gen; /* bumped each time the tree is rebuilt */
     int64_t now_ns;

@@ -7,7 +7,8 @@
  * world: a Node's room, a ClusterQueue's or Cohort's quota (the tree is
  * rebuilt from ClusterQueues and cohorts, admitted usage charged again),
  * the pending workloads of a LocalQueue, Namespace or priority class
- * queued again. Only objects of the Kueue kinds that arrive anew rebuild
+ * queued again, the ClusterQueues' state when an AdmissionCheck comes or
+ * goes. Only objects of the Kueue kinds that arrive anew rebuild
  * every queue, once per batch. */
 #include "events.h"
 
@@ -46,6 +47,7 @@ static int add_new(struct cluster *c, struct object *o)
          * name that was missing (workload_enqueue). */
     case OBJ_NAMESPACE:
     case OBJ_COHORT:
+    case OBJ_ADMISSION_CHECK: /* the ClusterQueues naming it change state */
         c->queues_dirty = true;
         return cluster_index_put(cluster_index_of(c, o->kind), o);
     default:
@@ -260,6 +262,10 @@ static int update_kueue(struct cluster *c, struct object *o)
         if ((r = cluster_index_put(index, o)) < 0)
             return r;
         return queues_refresh(c, NULL);
+    case OBJ_ADMISSION_CHECK:
+        /* None is ever Active (no controller runs): an update changes no
+         * ClusterQueue's state. */
+        return e ? cluster_index_put(index, o) : add_new(c, o);
     case OBJ_LOCAL_QUEUE:
         if (!e)
             return add_new(c, o);
@@ -417,6 +423,7 @@ int cluster_delete(struct cluster *c, enum object_kind kind, const char *key)
     case OBJ_CLUSTER_QUEUE:
         return delete_cq(c, key);
     case OBJ_COHORT:
+    case OBJ_ADMISSION_CHECK:
         return cluster_index_remove(index, key) ? queues_refresh(c, NULL) : 0;
     case OBJ_LOCAL_QUEUE:
         if (!cluster_index_remove(index, key))

@@ -10,6 +10,51 @@
 
 #include "resid.h"
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Kueue: a ClusterQueue that names a missing AdmissionCheck, or one that is
+ * not Active, admits nothing. Ordo runs no admission check controller, so
+ * an AdmissionCheck that exists is never Active either. The names are
+ * sorted, as Kueue lists them. */
+static int check_admission_checks(struct cluster *c, struct cq *q)
+{
+    const struct cluster_queue *spec = &q->obj->u.cluster_queue;
+    size_t n = spec->n_admission_checks;
+    if (!n || !q->active)
+        return 0;
+    const char **v = malloc(n * sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    memcpy(v, spec->admission_checks, n * sizeof(*v));
+    qsort(v, n, sizeof(*v), cmp_str);
+    char missing[128] = "", inactive[128] = "";
+    for (size_t i = 0; i < n; i++) {
+        char *to = cluster_find(c->admission_checks, v[i]) ? inactive : missing;
+        size_t len = strlen(to);
+        snprintf(to + len, sizeof(missing) - len, "%s%s", len ? "," : "", v[i]);
+    }
+    free(v);
+    q->active = false;
+    if (*missing && *inactive)
+        snprintf(q->inactive_reason, sizeof(q->inactive_reason),
+                 "references missing AdmissionCheck(s): %s, references "
+                 "inactive AdmissionCheck(s): %s (Ordo runs no admission "
+                 "check controller)",
+                 missing, inactive);
+    else if (*missing)
+        snprintf(q->inactive_reason, sizeof(q->inactive_reason),
+                 "references missing AdmissionCheck(s): %s", missing);
+    else
+        snprintf(q->inactive_reason, sizeof(q->inactive_reason),
+                 "references inactive AdmissionCheck(s): %s (Ordo runs no "
+                 "admission check controller)",
+                 inactive);
+    return 0;
+}
+
 /* Builds the groups of one ClusterQueue from its object. Usage is rebuilt
  * by the caller from admitted workloads. */
 static int cq_build(struct cluster *c, struct cq *q)
@@ -52,6 +97,8 @@ static int cq_build(struct cluster *c, struct cq *q)
                     fq->resources[r].nominal_quota;
         }
     }
+    if (check_admission_checks(c, q) < 0)
+        goto oom;
     if (spec->stop_policy != STOP_POLICY_NONE) {
         q->active = false;
         snprintf(q->inactive_reason, sizeof(q->inactive_reason),

@@ -49,6 +49,7 @@ struct sim_options {
     const char *plot_dir; /* --plot DIR (SVG), or NULL */
     bool progress;      /* progress bar on stderr (a TTY) */
     bool check;         /* check invariants after every instant */
+    bool strict;        /* --strict: a missing reference stops the load */
     FILE *out;          /* summary table; stdout */
 };
 

@@ -10,11 +10,23 @@
 
 #include "duration.h"
 #include "manifest.h"
+#include "manifest_check.h"
 #include "sim_int.h"
 
 static void print_error(const struct err *e, void *userdata)
 {
     fprintf(stderr, "%s\n", e->msg);
+}
+
+/* A finding of the checks across objects (manifest_check.h). */
+static void print_finding(enum manifest_severity sev, const char *file,
+                          unsigned line, const char *msg, void *userdata)
+{
+    char where[32] = "";
+    if (line)
+        snprintf(where, sizeof(where), ":%u", line);
+    fprintf(stderr, "%s%s: %s%s\n", file, where,
+            sev == MANIFEST_WARNING ? "warning: " : "", msg);
 }
 
 /* Order in which objects that arrive together are filed, so that what a
@@ -29,6 +41,7 @@ static int kind_rank(enum object_kind k)
         return 0;
     case OBJ_RESOURCE_FLAVOR:
     case OBJ_COHORT:
+    case OBJ_ADMISSION_CHECK:
         return 1;
     case OBJ_CLUSTER_QUEUE:
         return 2;
@@ -203,6 +216,21 @@ int sim_load(struct sim *sm, char **paths, int n_paths)
     if (r == 0 && set.n == 0) {
         fprintf(stderr, "ordo-scheduler: --sim: no objects in the given "
                         "manifests\n");
+        r = -EINVAL;
+    }
+    /* Across objects: the manifests are the whole cluster here. Without
+     * --strict the simulation runs on, as Kueue and Ordo would with such
+     * objects (scenarios show it); with it, an error stops the load. */
+    struct manifest_check_opts copts = {.strict = sm->opt->strict,
+                                        .whole_world = true};
+    struct manifest_check_counts counts = {0};
+    if (r == 0 &&
+        (r = manifest_check(&set, &copts, print_finding, NULL, &counts)) == 0 &&
+        copts.strict && counts.n_errors) {
+        fprintf(stderr,
+                "ordo-scheduler: --sim --strict: %zu errors in the "
+                "manifests\n",
+                counts.n_errors);
         r = -EINVAL;
     }
     /* The simulator's annotations, all of them before anything runs. */
