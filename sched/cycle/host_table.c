@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "arena.h"
+#include "duration.h"
 #include "host_kueue.h"
 #include "host_table.h"
 #include "labels.h"
@@ -33,19 +35,21 @@ static void host_log(const struct ordo_plugin *p, enum ordo_log_level level,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    const char *name = p ? p->desc->name : "plugin";
+    /* "plugin:0] NAME: message": the name begins the message itself, so
+     * that a line of a plugin reads like the host's lines about it. */
+    const char *name = p ? p->desc->name : "(unknown plugin)";
     switch (level) {
     case ORDO_LOG_DEBUG:
-        log_write(LOG_INFO, 4, name, 0, "%s", msg);
+        log_write(LOG_INFO, 4, "plugin", 0, "%s: %s", name, msg);
         break;
     case ORDO_LOG_INFO:
-        log_write(LOG_INFO, 1, name, 0, "%s", msg);
+        log_write(LOG_INFO, 1, "plugin", 0, "%s: %s", name, msg);
         break;
     case ORDO_LOG_WARNING:
-        log_write(LOG_WARNING, 0, name, 0, "%s", msg);
+        log_write(LOG_WARNING, 0, "plugin", 0, "%s: %s", name, msg);
         break;
     default:
-        log_write(LOG_ERROR, 0, name, 0, "%s", msg);
+        log_write(LOG_ERROR, 0, "plugin", 0, "%s: %s", name, msg);
     }
 }
 
@@ -475,6 +479,247 @@ static const char *host_format_quantity(ordo_resource_id id, int64_t milli,
     return buf;
 }
 
+/* ---- ABI 1.4 --------------------------------------------------------------- */
+
+/* The value of key among p's args when it is present and not null. */
+static const struct doc_node *config_arg(const struct ordo_plugin *p,
+                                         const char *key)
+{
+    const struct doc_node *v = p ? doc_map_get(p->args, key) : NULL;
+    return doc_is_null(v) ? NULL : v;
+}
+
+static int host_config_quantity(const struct ordo_plugin *p, const char *key,
+                                int64_t def, int64_t *ret_milli)
+{
+    const struct doc_node *v = config_arg(p, key);
+    const char *text;
+    struct quantity q;
+    *ret_milli = def;
+    if (!v)
+        return 0;
+    if (v->type != DOC_SCALAR || doc_get_string(v, &text) < 0 ||
+        quantity_parse(text, &q, NULL) < 0)
+        return -EINVAL;
+    *ret_milli = q.milli;
+    return 0;
+}
+
+static int host_config_duration(const struct ordo_plugin *p, const char *key,
+                                int64_t def, int64_t *ret_ns)
+{
+    const struct doc_node *v = config_arg(p, key);
+    const char *text;
+    int64_t ns;
+    *ret_ns = def;
+    if (!v)
+        return 0;
+    if (v->type != DOC_SCALAR || doc_get_string(v, &text) < 0 ||
+        duration_parse(text, &ns) < 0)
+        return -EINVAL;
+    *ret_ns = ns;
+    return 0;
+}
+
+static int host_config_bool(const struct ordo_plugin *p, const char *key,
+                            bool def, bool *ret)
+{
+    const struct doc_node *v = config_arg(p, key);
+    *ret = def;
+    if (!v)
+        return 0;
+    return doc_get_bool(v, ret) < 0 ? -EINVAL : 0;
+}
+
+static int host_config_list(const struct ordo_plugin *p, const char *key,
+                            const char **ret, uint32_t cap, uint32_t *ret_n)
+{
+    const struct doc_node *v = config_arg(p, key);
+    *ret_n = 0;
+    if (!v)
+        return 0;
+    if (v->type != DOC_SEQ)
+        return -EINVAL;
+    for (size_t i = 0; i < v->n; i++)
+        if (v->items[i]->type != DOC_SCALAR || doc_is_null(v->items[i]))
+            return -EINVAL;
+    for (size_t i = 0; i < v->n && i < cap; i++)
+        ret[i] = v->items[i]->scalar;
+    *ret_n = v->n > UINT32_MAX ? UINT32_MAX : (uint32_t)v->n;
+    return 0;
+}
+
+static int64_t host_now(const struct ordo_plugin *p)
+{
+    if (p && p->clock_ns)
+        return *p->clock_ns;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The metadata of the workload's top object, or NULL. */
+static const struct object_meta *wl_meta(const struct ordo_workload *wl)
+{
+    return WL(wl)->top ? &WL(wl)->top->meta : NULL;
+}
+
+static const char *host_wl_namespace(const struct ordo_workload *wl)
+{
+    return WL(wl)->ns;
+}
+
+static const char *host_wl_object_name(const struct ordo_workload *wl)
+{
+    /* The key is "ns/name"; a pod group's name is the group's. */
+    const char *slash = strchr(WL(wl)->key, '/');
+    return slash ? slash + 1 : WL(wl)->key;
+}
+
+static const char *host_wl_kind(const struct ordo_workload *wl)
+{
+    return workload_kind_name(WL(wl)->kind);
+}
+
+/* Pair i of m, or both NULL. */
+static void strmap_at(const struct strmap *m, uint32_t i, const char **ret_key,
+                      const char **ret_value)
+{
+    *ret_key = *ret_value = NULL;
+    if (m && i < m->n) {
+        *ret_key = m->items[i].key;
+        *ret_value = m->items[i].value;
+    }
+}
+
+static const char *host_wl_label(const struct ordo_workload *wl,
+                                 const char *key)
+{
+    const struct object_meta *m = wl_meta(wl);
+    return m && key ? strmap_get(&m->labels, key) : NULL;
+}
+
+static uint32_t host_wl_n_labels(const struct ordo_workload *wl)
+{
+    const struct object_meta *m = wl_meta(wl);
+    return m ? (uint32_t)m->labels.n : 0;
+}
+
+static void host_wl_label_at(const struct ordo_workload *wl, uint32_t i,
+                             const char **ret_key, const char **ret_value)
+{
+    const struct object_meta *m = wl_meta(wl);
+    strmap_at(m ? &m->labels : NULL, i, ret_key, ret_value);
+}
+
+static const char *host_wl_annotation(const struct ordo_workload *wl,
+                                      const char *key)
+{
+    const struct object_meta *m = wl_meta(wl);
+    return m && key ? strmap_get(&m->annotations, key) : NULL;
+}
+
+static uint32_t host_wl_n_annotations(const struct ordo_workload *wl)
+{
+    const struct object_meta *m = wl_meta(wl);
+    return m ? (uint32_t)m->annotations.n : 0;
+}
+
+static void host_wl_annotation_at(const struct ordo_workload *wl, uint32_t i,
+                                  const char **ret_key, const char **ret_value)
+{
+    const struct object_meta *m = wl_meta(wl);
+    strmap_at(m ? &m->annotations : NULL, i, ret_key, ret_value);
+}
+
+static int64_t host_wl_creation_time(const struct ordo_workload *wl)
+{
+    return WL(wl)->created_ns;
+}
+
+static bool host_wl_owner(const struct ordo_workload *wl, const char **ret_kind,
+                          const char **ret_name)
+{
+    const struct object_meta *m = wl_meta(wl);
+    const struct owner_ref *o = m ? object_meta_controller(m) : NULL;
+    *ret_kind = o ? o->kind : NULL;
+    *ret_name = o ? o->name : NULL;
+    return o != NULL;
+}
+
+/* The metadata of pod set ps's template: the Job's or replicated Job's pod
+ * template, or the pod's own (pod groups and Pods); NULL when none. */
+static const struct object_meta *ps_meta(const struct ordo_workload *wl,
+                                         uint32_t ps)
+{
+    const struct workload *w = WL(wl);
+    const struct podset *s = host_podset(wl, ps);
+    if (!s || !w->top)
+        return NULL;
+    switch (w->kind) {
+    case WL_JOB:
+        return w->top->kind == OBJ_JOB ? &w->top->u.job.spec.template.meta
+                                       : NULL;
+    case WL_JOBSET:
+        return w->top->kind == OBJ_JOBSET &&
+                       ps < w->top->u.jobset.n_replicated_jobs
+                   ? &w->top->u.jobset.replicated_jobs[ps].spec.template.meta
+                   : NULL;
+    default: {
+        /* The pod set's spec is a pod's (&object.u.pod.spec). */
+        if (!s->spec)
+            return NULL;
+        const struct object *o =
+            (const struct object *)((const char *)s->spec -
+                                    offsetof(struct object, u.pod.spec));
+        return o->kind == OBJ_POD ? &o->meta : NULL;
+    }
+    }
+}
+
+static const char *host_ps_label(const struct ordo_workload *wl, uint32_t ps,
+                                 const char *key)
+{
+    const struct object_meta *m = ps_meta(wl, ps);
+    return m && key ? strmap_get(&m->labels, key) : NULL;
+}
+
+static uint32_t host_ps_n_labels(const struct ordo_workload *wl, uint32_t ps)
+{
+    const struct object_meta *m = ps_meta(wl, ps);
+    return m ? (uint32_t)m->labels.n : 0;
+}
+
+static void host_ps_label_at(const struct ordo_workload *wl, uint32_t ps,
+                             uint32_t i, const char **ret_key,
+                             const char **ret_value)
+{
+    const struct object_meta *m = ps_meta(wl, ps);
+    strmap_at(m ? &m->labels : NULL, i, ret_key, ret_value);
+}
+
+static const char *host_ps_annotation(const struct ordo_workload *wl,
+                                      uint32_t ps, const char *key)
+{
+    const struct object_meta *m = ps_meta(wl, ps);
+    return m && key ? strmap_get(&m->annotations, key) : NULL;
+}
+
+static uint32_t host_ps_n_annotations(const struct ordo_workload *wl,
+                                      uint32_t ps)
+{
+    const struct object_meta *m = ps_meta(wl, ps);
+    return m ? (uint32_t)m->annotations.n : 0;
+}
+
+static void host_ps_annotation_at(const struct ordo_workload *wl, uint32_t ps,
+                                  uint32_t i, const char **ret_key,
+                                  const char **ret_value)
+{
+    const struct object_meta *m = ps_meta(wl, ps);
+    strmap_at(m ? &m->annotations : NULL, i, ret_key, ret_value);
+}
+
 /* ---- the table ------------------------------------------------------------
  * Every slot in ordo/plugin.h's order; host_kueue.c's functions and the
  * what-ifs (preempt_check.c) among them. */
@@ -551,6 +796,28 @@ static const struct ordo_host host = {
     .fs_next_target = host_fs_next_target,
     .preemption_candidate_queues = host_preemption_candidate_queues,
     .ps_flavor_mismatch = host_ps_flavor_mismatch,
+    .config_quantity = host_config_quantity,
+    .config_duration = host_config_duration,
+    .config_bool = host_config_bool,
+    .config_list = host_config_list,
+    .now = host_now,
+    .wl_namespace = host_wl_namespace,
+    .wl_object_name = host_wl_object_name,
+    .wl_kind = host_wl_kind,
+    .wl_label = host_wl_label,
+    .wl_n_labels = host_wl_n_labels,
+    .wl_label_at = host_wl_label_at,
+    .wl_annotation = host_wl_annotation,
+    .wl_n_annotations = host_wl_n_annotations,
+    .wl_annotation_at = host_wl_annotation_at,
+    .wl_creation_time = host_wl_creation_time,
+    .wl_owner = host_wl_owner,
+    .ps_label = host_ps_label,
+    .ps_n_labels = host_ps_n_labels,
+    .ps_label_at = host_ps_label_at,
+    .ps_annotation = host_ps_annotation,
+    .ps_n_annotations = host_ps_n_annotations,
+    .ps_annotation_at = host_ps_annotation_at,
 };
 
 const struct ordo_host *host_table(void)
