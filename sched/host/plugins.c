@@ -240,9 +240,8 @@ int plugins_check_args(const struct sched_config *cfg,
             continue;
         return err_set(e, EINVAL,
                        "%s%s: pluginConfig[%zu].args.%s: plugin \"%s\": "
-                       "argument \"%s\" must be %s (a %s), got %s%s%s",
+                       "argument \"%s\" must be %s, got %s%s%s",
                        file, where, index, key, d->name, key, want,
-                       plugin_arg_type_name(decl[k].type),
                        v->type == DOC_SCALAR ? "\"" : "a ",
                        v->type == DOC_SCALAR ? v->scalar : doc_type_name(v),
                        v->type == DOC_SCALAR ? "\"" : "");
