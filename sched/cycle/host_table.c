@@ -551,6 +551,10 @@ static int host_config_list(const struct ordo_plugin *p, const char *key,
 
 static int64_t host_now(const struct ordo_plugin *p)
 {
+    /* The host's own record of the instance: noted so that an order that
+     * reads the clock is sorted again when it moves (queue_sort). */
+    if (p)
+        ((struct ordo_plugin *)p)->reads_clock = true;
     if (p && p->clock_ns)
         return *p->clock_ns;
     struct timespec ts;

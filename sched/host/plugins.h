@@ -20,6 +20,9 @@ struct ordo_plugin {
     /* host->now: the scheduler's clock (plugins_set_clock); NULL before a
      * scheduler runs the plugin: the wall clock. */
     const int64_t *clock_ns;
+    /* It called host->now: a QUEUE plugin's order then depends on the
+     * clock, and queue_sort sorts again whenever the clock moved. */
+    bool reads_clock;
 };
 
 /* Where plugins are searched, in order (plugins_search_path). */
