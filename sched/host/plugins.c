@@ -137,7 +137,7 @@ static size_t distance(const char *a, const char *b)
 }
 
 /* The declared name closest to key (case ignored first), or NULL when
- * none is within a third of its length. */
+ * none is within a third of its length plus one edit. */
 static const char *closest_arg(const struct ordo_arg *decl, uint32_t n,
                                const char *key)
 {
@@ -153,7 +153,7 @@ static const char *closest_arg(const struct ordo_arg *decl, uint32_t n,
         }
     }
     size_t len = strlen(key);
-    return best && best_d <= (len < 6 ? 1 : len / 3) ? best : NULL;
+    return best && best_d <= (len < 4 ? 1 : len / 3 + 1) ? best : NULL;
 }
 
 /* Whether v (not null) is a value of type; the expected form in *ret_want. */
