@@ -32,7 +32,7 @@ printf 'apiVersion: ordo.dev/v1alpha1\nkind: SchedulerConfiguration\nbuiltinPlug
 check "list plugins, empty dir" 0 "(no plugins in" -- "$bin" --list-plugins --plugin-dir "$data" \
     --config "${TMPDIR:-/tmp}/ordo-cli-nobuiltin.$$.yaml"
 rm -f "${TMPDIR:-/tmp}/ordo-cli-nobuiltin.$$.yaml"
-check "list plugins, empty dir then built-in" 0 "^strict-fifo +queue" -- "$bin" --list-plugins --plugin-dir "$data"
+check "list plugins, empty dir then built-in" 0 "strict-fifo              queue" -- "$bin" --list-plugins --plugin-dir "$data"
 check "list plugins, missing dir" 1 "plugin directory /nonexistent" -- "$bin" --list-plugins --plugin-dir /nonexistent
 check "validate good" 0 "5 objects, 1 Namespace, 1 Job, 1 ResourceFlavor, 1 ClusterQueue, 1 LocalQueue; 1 ignored" \
     -- "$bin" --validate "$data/manifests/good"
