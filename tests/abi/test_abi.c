@@ -603,15 +603,15 @@ static void test_abi13_plugin_loads(void **state)
     assert_null(plugin_declared_args(lp->desc, &n));
     assert_int_equal(n, 0);
     struct err e = {{0}};
-    int rc = start_args("abi13_queue", "fixture-abi13", "{anything: 5, x: y}",
-                        &e);
+    int rc =
+        start_args("abi13_queue", "fixture-abi13", "{anything: 5, x: y}", &e);
     if (rc)
         print_error("%s\n", e.msg);
     assert_int_equal(rc, 0);
     /* A wrong type still reaches its init, which says no, as before. */
-    assert_int_equal(start_args("abi13_queue", "fixture-abi13",
-                                "{anything: [1]}", &e),
-                     -EINVAL);
+    assert_int_equal(
+        start_args("abi13_queue", "fixture-abi13", "{anything: [1]}", &e),
+        -EINVAL);
     assert_contains(e.msg, "failed to initialise");
 }
 
@@ -671,16 +671,15 @@ static void test_undeclared_arg_refused(void **state)
 {
     (void)state;
     struct err e = {{0}};
-    assert_int_equal(
-        start_args("args_queue", "fixture-args", "{limti: 7}", &e), -EINVAL);
+    assert_int_equal(start_args("args_queue", "fixture-args", "{limti: 7}", &e),
+                     -EINVAL);
     assert_contains(e.msg, "test.yaml:7: pluginConfig[0].args.limti: plugin "
                            "\"fixture-args\" has no argument \"limti\" "
                            "(did you mean \"limit\"?)");
     assert_contains(e.msg, "it takes: limit, mode, size, wait, enabled, names");
     /* Nothing close: no suggestion. */
     assert_int_equal(
-        start_args("args_queue", "fixture-args", "{colour: red}", &e),
-        -EINVAL);
+        start_args("args_queue", "fixture-args", "{colour: red}", &e), -EINVAL);
     assert_contains(e.msg, "has no argument \"colour\" (it takes:");
 }
 

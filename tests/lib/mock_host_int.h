@@ -22,8 +22,7 @@ const char *mock_wl_label(const struct ordo_workload *wl, const char *key);
 uint32_t mock_wl_n_labels(const struct ordo_workload *wl);
 void mock_wl_label_at(const struct ordo_workload *wl, uint32_t i,
                       const char **ret_key, const char **ret_value);
-const char *mock_wl_annotation(const struct ordo_workload *wl,
-                               const char *key);
+const char *mock_wl_annotation(const struct ordo_workload *wl, const char *key);
 uint32_t mock_wl_n_annotations(const struct ordo_workload *wl);
 void mock_wl_annotation_at(const struct ordo_workload *wl, uint32_t i,
                            const char **ret_key, const char **ret_value);

@@ -113,7 +113,8 @@ static bool type_ok(uint32_t type, const struct mock_arg *a)
     case ORDO_ARG_STRING:
         return is_text(a) || a->is_int || a->is_bool; /* any scalar */
     case ORDO_ARG_QUANTITY:
-        return a->is_int || (is_text(a) && quantity_parse(a->str, &q, NULL) == 0);
+        return a->is_int ||
+               (is_text(a) && quantity_parse(a->str, &q, NULL) == 0);
     case ORDO_ARG_DURATION:
         return is_text(a) && duration_parse(a->str, &ns) == 0;
     case ORDO_ARG_BOOL:
@@ -137,13 +138,15 @@ int mock_check_args(const struct ordo_plugin *p, char *buf, size_t size)
         while (k < d->n_args && strcmp(d->args[k].name, a->key) != 0)
             k++;
         if (k == d->n_args) {
-            snprintf(buf, size, "plugin \"%s\" has no argument \"%s\"",
-                     d->name, a->key);
+            snprintf(buf, size, "plugin \"%s\" has no argument \"%s\"", d->name,
+                     a->key);
             return -EINVAL;
         }
         if (!type_ok(d->args[k].type, a)) {
-            snprintf(buf, size, "plugin \"%s\": argument \"%s\" has the "
-                     "wrong type", d->name, a->key);
+            snprintf(buf, size,
+                     "plugin \"%s\": argument \"%s\" has the "
+                     "wrong type",
+                     d->name, a->key);
             return -EINVAL;
         }
     }
@@ -222,8 +225,7 @@ void mock_wl_label_at(const struct ordo_workload *wl, uint32_t i,
     label_at(wl->labels, i, ret_key, ret_value);
 }
 
-const char *mock_wl_annotation(const struct ordo_workload *wl,
-                               const char *key)
+const char *mock_wl_annotation(const struct ordo_workload *wl, const char *key)
 {
     CHECK(wl);
     return label_get(wl->annotations, key);

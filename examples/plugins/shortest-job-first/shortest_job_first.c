@@ -119,9 +119,9 @@ static bool sjf_less(void *self, const struct ordo_workload *a,
     return strcmp(h->wl_name(a), h->wl_name(b)) < 0;
 }
 
-static enum ordo_queue_action sjf_on_not_admitted(void *self,
-                                                  const struct ordo_workload *wl,
-                                                  enum ordo_verdict verdict)
+static enum ordo_queue_action
+sjf_on_not_admitted(void *self, const struct ordo_workload *wl,
+                    enum ordo_verdict verdict)
 {
     (void)self;
     (void)wl;

@@ -72,15 +72,18 @@ static void test_priority_then_creation(void)
     struct ordo_plugin p = {.name = "shortest-job-first"};
     void *self = start(&p);
     struct ordo_workload high = {
-        .name = "ns/high", .priority = 10,
+        .name = "ns/high",
+        .priority = 10,
         .annotations = {{"ordo.dev/expected-runtime", "3h"}},
     };
     struct ordo_workload early = {
-        .name = "ns/early", .creation_time = 1 * MIN_NS,
+        .name = "ns/early",
+        .creation_time = 1 * MIN_NS,
         .annotations = {{"ordo.dev/expected-runtime", "10m"}},
     };
     struct ordo_workload late = {
-        .name = "ns/late", .creation_time = 2 * MIN_NS,
+        .name = "ns/late",
+        .creation_time = 2 * MIN_NS,
         .annotations = {{"ordo.dev/expected-runtime", "600"}}, /* 10m too */
     };
     CHECK(self);
@@ -102,11 +105,13 @@ static void test_ageing(void)
     };
     void *self = start(&p);
     struct ordo_workload old_long = {
-        .name = "ns/old", .creation_time = 0,
+        .name = "ns/old",
+        .creation_time = 0,
         .annotations = {{"example.com/runtime", "4h"}},
     };
     struct ordo_workload new_short = {
-        .name = "ns/new", .creation_time = 35 * MIN_NS,
+        .name = "ns/new",
+        .creation_time = 35 * MIN_NS,
         .annotations = {{"example.com/runtime", "1m"}},
     };
     CHECK(self);

@@ -184,7 +184,7 @@ struct ordo_workload {
     const char *kind;
     struct mock_label labels[MOCK_MAX];
     struct mock_label annotations[MOCK_MAX];
-    int64_t creation_time; /* wl_creation_time, ns */
+    int64_t creation_time;  /* wl_creation_time, ns */
     const char *owner_kind; /* wl_owner, with owner_name */
     const char *owner_name;
 };
