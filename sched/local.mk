@@ -63,7 +63,8 @@ sched_cycle_libordo_cycle_la_SOURCES = \
 	%reldir%/cycle/preempt.c %reldir%/cycle/preempt.h \
 	%reldir%/cycle/preempt_check.c \
 	%reldir%/cycle/host_table.c %reldir%/cycle/host_table.h \
-	%reldir%/cycle/host_kueue.c %reldir%/cycle/host_kueue.h
+	%reldir%/cycle/host_kueue.c %reldir%/cycle/host_kueue.h \
+	%reldir%/cycle/host_meta.c %reldir%/cycle/host_meta.h
 sched_cycle_libordo_cycle_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
 	$(INC_CACHE) $(INC_CACHE_PRIVATE) $(INC_HOST) $(INC_CYCLE) $(INC_LINE) \
 	$(INC_LINE_PRIVATE)

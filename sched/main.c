@@ -44,7 +44,8 @@ struct options {
     bool validate;
     bool sim;
     bool strict; /* --strict: a missing reference is an error */
-    const char *plugin_dir;
+    size_t n_plugin_dirs; /* --plugin-dir, in order */
+    const char *plugin_dirs[CONFIG_MAX_PLUGIN_DIRS];
     const char *config;
     bool cycle_timeout_set; /* --cycle-timeout, over cycleTimeout */
     int64_t cycle_timeout_ns;
@@ -61,7 +62,8 @@ static void usage(FILE *out)
             "Modes:\n"
             "  --version             print the version and plugin ABI\n"
             "  --list-plugins        list the plugins found (name, kind, "
-            "version, summary)\n"
+            "version, summary;\n"
+            "                        with -v 1 path and arguments)\n"
             "  --validate PATH...    check manifests (files or directories) "
             "and report every error\n"
             "  --sim PATH...         run the scheduler on a simulated cluster "
@@ -70,7 +72,9 @@ static void usage(FILE *out)
             "Options:\n"
             "  --config FILE         scheduler configuration "
             "(SchedulerConfiguration YAML)\n"
-            "  --plugin-dir DIR      where plugins are (default: %s)\n"
+            "  --plugin-dir DIR      search DIR for plugins first (again: "
+            "in order),\n"
+            "                        before pluginDirs and %s\n"
             "  --sim-until WHEN      idle (default: until nothing can change) "
             "or a virtual time (\"2h\")\n"
             "  --report FILE         write the simulation report "
@@ -92,27 +96,74 @@ static void usage(FILE *out)
             plugin_default_dir());
 }
 
-static int list_plugins(const char *dir)
+/* The search path of --plugin-dir, --config's pluginDirs and the built-in
+ * directory; 0 or 1 after printing why. */
+static int search_path(const struct options *o, const struct sched_config *cfg,
+                       struct plugin_path *ret)
 {
-    struct plugin_set set;
     struct err e;
-    plugin_set_init(&set);
-    int r = plugin_set_open_dir(&set, dir, &e);
-    if (r < 0) {
+    if (plugins_search_path(o->plugin_dirs, o->n_plugin_dirs, cfg,
+                            plugin_default_dir(), ret, &e) < 0) {
         fprintf(stderr, "ordo-scheduler: %s\n", e.msg);
-        plugin_set_release(&set);
         return 1;
+    }
+    return 0;
+}
+
+/* With -v 1 or more: each plugin's path and declared arguments. */
+static void list_plugin_details(const struct loaded_plugin *lp)
+{
+    uint32_t n;
+    const struct ordo_arg *a = plugin_declared_args(lp->desc, &n);
+    printf("    path: %s (ABI %u.%u)\n", lp->path, lp->desc->abi_major,
+           lp->desc->abi_minor);
+    if (lp->desc->abi_minor < 4)
+        printf("    arguments: not declared (ABI < 1.4)\n");
+    else if (n == 0)
+        printf("    arguments: none\n");
+    for (uint32_t i = 0; i < n; i++)
+        printf("    arg %-20s %-11s default %-10s %s\n", a[i].name,
+               plugin_arg_type_name(a[i].type), a[i].def ? a[i].def : "-",
+               a[i].help ? a[i].help : "");
+}
+
+static int list_plugins(const struct options *o)
+{
+    struct sched_config cfg;
+    struct plugin_set set;
+    struct plugin_path path = {0};
+    struct err e;
+    int rc = 1;
+    config_init_defaults(&cfg);
+    plugin_set_init(&set);
+    if (o->config && config_load(&cfg, o->config, &e) < 0) {
+        fprintf(stderr, "ordo-scheduler: --config: %s\n", e.msg);
+        goto out;
+    }
+    if (search_path(o, &cfg, &path))
+        goto out;
+    if (plugin_set_open_path(&set, (const char *const *)path.dirs, path.n,
+                             &e) < 0) {
+        fprintf(stderr, "ordo-scheduler: %s\n", e.msg);
+        goto out;
     }
     printf("%-24s %-8s %-9s %s\n", "NAME", "KIND", "VERSION", "SUMMARY");
     for (size_t i = 0; i < set.n; i++) {
         const struct ordo_plugin_descriptor *d = set.items[i].desc;
         printf("%-24s %-8s %-9s %s\n", d->name, plugin_kind_name(d->kind),
                d->version ? d->version : "-", d->summary ? d->summary : "");
+        if (log_get_verbosity() >= 1)
+            list_plugin_details(&set.items[i]);
     }
     if (set.n == 0)
-        printf("(no plugins in %s)\n", dir);
+        printf("(no plugins in %s)\n",
+               path.n ? path.dirs[0] : "any plugin directory");
+    rc = 0;
+out:
     plugin_set_release(&set);
-    return 0;
+    plugin_path_release(&path);
+    config_release(&cfg);
+    return rc;
 }
 
 static void print_error(const struct err *e, void *userdata)
@@ -171,14 +222,16 @@ static int simulate(const struct options *o, char **paths, int n)
     struct sched_config cfg;
     struct plugin_registry plugins;
     struct err e;
-    const char *dir = o->plugin_dir ? o->plugin_dir : plugin_default_dir();
+    struct plugin_path path = {0};
     int rc = 1;
     config_init_defaults(&cfg);
     if (o->config && config_load(&cfg, o->config, &e) < 0) {
         fprintf(stderr, "ordo-scheduler: --config: %s\n", e.msg);
         goto out;
     }
-    if (plugins_start(&plugins, &cfg, dir, host_table(), &e) < 0) {
+    if (search_path(o, &cfg, &path))
+        goto out;
+    if (plugins_start_path(&plugins, &cfg, &path, host_table(), &e) < 0) {
         fprintf(stderr, "ordo-scheduler: %s\n", e.msg);
         goto out;
     }
@@ -191,6 +244,7 @@ static int simulate(const struct options *o, char **paths, int n)
     watchdog_stop();
     plugins_stop(&plugins);
 out:
+    plugin_path_release(&path);
     config_release(&cfg);
     resid_reset();
     return rc;
@@ -229,7 +283,12 @@ int main(int argc, char **argv)
             o.list_plugins = true;
             break;
         case OPT_PLUGIN_DIR:
-            o.plugin_dir = optarg;
+            if (o.n_plugin_dirs >= CONFIG_MAX_PLUGIN_DIRS) {
+                fprintf(stderr, "ordo-scheduler: --plugin-dir: at most %d\n",
+                        CONFIG_MAX_PLUGIN_DIRS);
+                return 2;
+            }
+            o.plugin_dirs[o.n_plugin_dirs++] = optarg;
             break;
         case OPT_VALIDATE:
             o.validate = true;
@@ -305,8 +364,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.list_plugins)
-        return list_plugins(o.plugin_dir ? o.plugin_dir
-                                         : plugin_default_dir());
+        return list_plugins(&o);
     if (o.validate) {
         if (optind >= argc) {
             fprintf(stderr, "ordo-scheduler: --validate needs at least one "

@@ -42,8 +42,10 @@ int scheduler_new(const struct sched_config *cfg,
     if (!s)
         return -ENOMEM;
     scheduler_init(s, cfg, backend, backend_data);
-    if (plugins)
+    if (plugins) {
         s->plugins = *plugins;
+        plugins_set_clock(plugins, &s->cluster.now_ns); /* host->now */
+    }
     *ret = s;
     return 0;
 }

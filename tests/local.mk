@@ -210,6 +210,18 @@ check_LTLIBRARIES += tests/abi/hostile_preempt.la
 tests_abi_hostile_preempt_la_SOURCES = tests/abi/fixtures/hostile_preempt.c
 tests_abi_hostile_preempt_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
 tests_abi_hostile_preempt_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/abi13_queue.la
+tests_abi_abi13_queue_la_SOURCES = tests/abi/fixtures/abi13_queue.c
+tests_abi_abi13_queue_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_abi13_queue_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/args_queue.la
+tests_abi_args_queue_la_SOURCES = tests/abi/fixtures/args_queue.c
+tests_abi_args_queue_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_args_queue_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/bad_arg_default.la
+tests_abi_bad_arg_default_la_SOURCES = tests/abi/fixtures/bad_arg_default.c
+tests_abi_bad_arg_default_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_bad_arg_default_la_LDFLAGS = $(ABI_FIXTURE_LINK)
 check_PROGRAMS += tests/abi/test_abi
 # The loader, plugins.c (init) and watchdog.c, from the scheduler's library.
 tests_abi_test_abi_SOURCES = tests/abi/test_abi.c
@@ -228,7 +240,9 @@ PLUGIN_TESTS = \
 check_PROGRAMS += $(PLUGIN_TESTS)
 PLUGIN_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib -I$(top_srcdir)/core
 PLUGIN_TEST_LDADD = $(CMOCKA_LIBS)
-MOCK_HOST_SRCS = tests/lib/mock_host.c tests/lib/mock_host.h core/quantity.c
+MOCK_HOST_SRCS = tests/lib/mock_host.c tests/lib/mock_host.h \
+	tests/lib/mock_host_meta.c tests/lib/mock_host_int.h \
+	tests/lib/ordo/plugin-test.h core/quantity.c core/duration.c
 tests_plugins_test_strict_fifo_SOURCES = tests/plugins/test_strict_fifo.c \
 	tests/plugins/fifo_cases.h plugins/queue/strict_fifo.c \
 	plugins/queue/fifo_order.h $(MOCK_HOST_SRCS)
@@ -260,6 +274,44 @@ tests_plugins_test_kueue_preempt_SOURCES = \
 tests_plugins_test_kueue_preempt_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
 tests_plugins_test_kueue_preempt_CFLAGS = $(UNIT_CFLAGS)
 tests_plugins_test_kueue_preempt_LDADD = $(PLUGIN_TEST_LDADD)
+
+# The sample ABI 1.4 plugin of examples/plugins/shortest-job-first: its own
+# unit test against the mock host, and the .so a scenario loads
+# (tests/scenarios/example-shortest-job-first/plugin-dir).
+PLUGIN_TESTS += tests/plugins/test_shortest_job_first
+check_PROGRAMS += tests/plugins/test_shortest_job_first
+tests_plugins_test_shortest_job_first_SOURCES = \
+	examples/plugins/shortest-job-first/test_shortest_job_first.c \
+	examples/plugins/shortest-job-first/shortest_job_first.c \
+	$(MOCK_HOST_SRCS)
+tests_plugins_test_shortest_job_first_CPPFLAGS = $(PLUGIN_TEST_CPPFLAGS)
+tests_plugins_test_shortest_job_first_CFLAGS = $(UNIT_CFLAGS)
+tests_plugins_test_shortest_job_first_LDADD = $(PLUGIN_TEST_LDADD)
+check_LTLIBRARIES += examples/plugins/shortest-job-first/shortest_job_first.la
+examples_plugins_shortest_job_first_shortest_job_first_la_SOURCES = \
+	examples/plugins/shortest-job-first/shortest_job_first.c
+examples_plugins_shortest_job_first_shortest_job_first_la_CPPFLAGS = \
+	$(ABI_FIXTURE_CPPFLAGS)
+examples_plugins_shortest_job_first_shortest_job_first_la_LDFLAGS = \
+	$(ABI_FIXTURE_LINK)
+
+# ---- the plugin test kit ---------------------------------------------------
+# The mock host, installed for out-of-tree plugins: <ordo/plugin-test.h>,
+# libordo-plugin-test.a and ordo-plugin-test.pc (docs/plugin-guide.md,
+# "Testing a plugin"). Built without the sanitizers, so that a plugin's
+# test links it with any compiler flags; -fPIC for shared objects too.
+lib_LIBRARIES = tests/lib/libordo-plugin-test.a
+tests_lib_libordo_plugin_test_a_SOURCES = tests/lib/mock_host.c \
+	tests/lib/mock_host_meta.c tests/lib/mock_host_int.h \
+	tests/lib/mock_host.h tests/lib/ordo/plugin-test.h \
+	core/quantity.c core/quantity.h core/duration.c core/duration.h
+tests_lib_libordo_plugin_test_a_CPPFLAGS = $(ORDO_DEFS) \
+	-I$(top_srcdir)/core/include -I$(top_srcdir)/core -I$(top_srcdir)/tests/lib
+tests_lib_libordo_plugin_test_a_CFLAGS = -fPIC \
+	$(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ORDO_CFLAGS))
+ordoinclude_HEADERS += tests/lib/ordo/plugin-test.h
+pkgconfig_DATA += tests/lib/ordo-plugin-test.pc
+EXTRA_DIST += tests/lib/ordo-plugin-test.pc.in
 
 # ---- scenario tests -----------------------------------------------------
 # Each directory under tests/scenarios is a small cluster run on the

@@ -216,6 +216,12 @@ static const struct ordo_place_ops resource_fit_ops = {
     .score = resource_fit_score,
 };
 
+/* What pluginConfig[].args may hold (ABI 1.4): checked at startup. */
+static const struct ordo_arg resource_fit_args[] = {
+    {"scoringStrategy", ORDO_ARG_STRING, "LeastAllocated",
+     "LeastAllocated (spread) or MostAllocated (pack)"},
+};
+
 ORDO_PLUGIN_DESCRIPTOR = {
     ORDO_PLUGIN_HEADER,
     .kind = ORDO_PLUGIN_PLACE,
@@ -226,4 +232,6 @@ ORDO_PLUGIN_DESCRIPTOR = {
     .init = resource_fit_init,
     .fini = resource_fit_fini,
     .place = &resource_fit_ops,
+    .args = resource_fit_args,
+    .n_args = ORDO_N_ARGS(resource_fit_args),
 };

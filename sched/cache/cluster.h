@@ -259,6 +259,7 @@ struct cq {
     size_t n_pending, cap_pending;
     struct workload **pending;
     bool dirty; /* pending needs sorting */
+    int64_t sorted_ns; /* the clock at the last sort (queue_sort) */
     /* Admitted workloads charged to it, in no order (workload.cq_slot):
      * preemption looks for candidates here, not among all workloads. */
     uint32_t n_admitted;

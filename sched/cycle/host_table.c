@@ -4,7 +4,8 @@
  * logging, configuration and the assignment writers are in this file;
  * Kueue's computations (its flavor check, quota over cohorts, preemption
  * candidates, fair-sharing shares, hierarchical advantage) in
- * host_kueue.c; the what-ifs in preempt_check.c.
+ * host_kueue.c; ABI 1.4's getters, clock and metadata in host_meta.c; the
+ * what-ifs in preempt_check.c.
  *
  * Every function only reads the cache, except the assignment writers, which
  * validate what a plugin asks for before recording it, and the what-ifs. */
@@ -16,6 +17,7 @@
 
 #include "arena.h"
 #include "host_kueue.h"
+#include "host_meta.h"
 #include "host_table.h"
 #include "labels.h"
 #include "log.h"
@@ -33,19 +35,21 @@ static void host_log(const struct ordo_plugin *p, enum ordo_log_level level,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    const char *name = p ? p->desc->name : "plugin";
+    /* "plugin:0] NAME: message": the name begins the message itself, so
+     * that a line of a plugin reads like the host's lines about it. */
+    const char *name = p ? p->desc->name : "(unknown plugin)";
     switch (level) {
     case ORDO_LOG_DEBUG:
-        log_write(LOG_INFO, 4, name, 0, "%s", msg);
+        log_write(LOG_INFO, 4, "plugin", 0, "%s: %s", name, msg);
         break;
     case ORDO_LOG_INFO:
-        log_write(LOG_INFO, 1, name, 0, "%s", msg);
+        log_write(LOG_INFO, 1, "plugin", 0, "%s: %s", name, msg);
         break;
     case ORDO_LOG_WARNING:
-        log_write(LOG_WARNING, 0, name, 0, "%s", msg);
+        log_write(LOG_WARNING, 0, "plugin", 0, "%s: %s", name, msg);
         break;
     default:
-        log_write(LOG_ERROR, 0, name, 0, "%s", msg);
+        log_write(LOG_ERROR, 0, "plugin", 0, "%s: %s", name, msg);
     }
 }
 
@@ -551,6 +555,28 @@ static const struct ordo_host host = {
     .fs_next_target = host_fs_next_target,
     .preemption_candidate_queues = host_preemption_candidate_queues,
     .ps_flavor_mismatch = host_ps_flavor_mismatch,
+    .config_quantity = host_config_quantity,
+    .config_duration = host_config_duration,
+    .config_bool = host_config_bool,
+    .config_list = host_config_list,
+    .now = host_now,
+    .wl_namespace = host_wl_namespace,
+    .wl_object_name = host_wl_object_name,
+    .wl_kind = host_wl_kind,
+    .wl_label = host_wl_label,
+    .wl_n_labels = host_wl_n_labels,
+    .wl_label_at = host_wl_label_at,
+    .wl_annotation = host_wl_annotation,
+    .wl_n_annotations = host_wl_n_annotations,
+    .wl_annotation_at = host_wl_annotation_at,
+    .wl_creation_time = host_wl_creation_time,
+    .wl_owner = host_wl_owner,
+    .ps_label = host_ps_label,
+    .ps_n_labels = host_ps_n_labels,
+    .ps_label_at = host_ps_label_at,
+    .ps_annotation = host_ps_annotation,
+    .ps_n_annotations = host_ps_n_annotations,
+    .ps_annotation_at = host_ps_annotation_at,
 };
 
 const struct ordo_host *host_table(void)

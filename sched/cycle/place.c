@@ -43,8 +43,16 @@ static int64_t place_score(struct ordo_cycle *cy, struct workload *wl,
         if (v == ORDO_SKIP)
             continue;
         if (v != ORDO_OK) {
-            if (!cy->reason[0])
-                snprintf(cy->reason, sizeof(cy->reason), "node %s: rejected",
+            /* Prefixed with the plugin's name, as QUOTA and PREEMPT
+             * reasons are. */
+            char why[REASON_MAX];
+            snprintf(why, sizeof(why), "%s", cy->reason);
+            if (why[0])
+                snprintf(cy->reason, sizeof(cy->reason), "%.63s: %.900s",
+                         p->desc->name, why);
+            else
+                snprintf(cy->reason, sizeof(cy->reason),
+                         "%.63s: node %.253s: rejected", p->desc->name,
                          n->name);
             return -1;
         }

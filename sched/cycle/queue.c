@@ -40,12 +40,19 @@ static int queue_cmp(const void *a, const void *b, void *arg)
 
 void queue_sort(struct cq *cq)
 {
-    if (!cq->dirty || !cq->queue_plugin || cq->n_pending == 0)
+    const struct ordo_plugin *p = cq->queue_plugin;
+    if (!p || cq->n_pending == 0)
+        return;
+    /* An order that reads host->now (ageing) goes stale as time passes:
+     * sorted again whenever the clock moved since. */
+    int64_t now = p->clock_ns ? *p->clock_ns : 0;
+    if (!cq->dirty && !(p->reads_clock && cq->sorted_ns != now))
         return;
     /* Workloads are handed to plugins as opaque ordo_workload handles. */
     qsort_r(cq->pending, cq->n_pending, sizeof(*cq->pending), queue_cmp,
             cq->queue_plugin);
     cq->dirty = false;
+    cq->sorted_ns = now;
 }
 
 /* A Job or JobSet whose controller is still creating its pods (new, or

@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "duration.h"
 #include "grow.h"
+#include "log.h"
+#include "quantity.h"
 
 /* Bytes of the descriptor each ABI minor defines, so that a short struct is
  * caught before a field past its end is read. */
@@ -28,6 +31,8 @@ static const size_t descriptor_size_by_minor[] = {
     /* 1.3 added a host function (ps_flavor_mismatch). */
     [3] = offsetof(struct ordo_plugin_descriptor, place) +
           sizeof(const struct ordo_place_ops *),
+    /* 1.4 added the declared arguments (args, n_args). */
+    [4] = offsetof(struct ordo_plugin_descriptor, n_args) + sizeof(uint32_t),
 };
 _Static_assert(sizeof(descriptor_size_by_minor) /
                        sizeof(descriptor_size_by_minor[0]) ==
@@ -108,8 +113,104 @@ static const char *check_ops(const struct ordo_plugin_descriptor *d)
     return NULL;
 }
 
-/* Checks the descriptor in the order the header promises. */
-static int check_descriptor(const struct plugin_set *s, const char *path,
+const struct ordo_arg *plugin_declared_args(
+    const struct ordo_plugin_descriptor *d, uint32_t *ret_n)
+{
+    *ret_n = 0;
+    if (d->abi_minor < 4 || d->struct_size < descriptor_size_by_minor[4] ||
+        !d->args)
+        return NULL;
+    *ret_n = d->n_args;
+    return d->args;
+}
+
+const char *plugin_arg_type_name(uint32_t type)
+{
+    switch (type) {
+    case ORDO_ARG_INT:
+        return "int";
+    case ORDO_ARG_STRING:
+        return "string";
+    case ORDO_ARG_QUANTITY:
+        return "quantity";
+    case ORDO_ARG_DURATION:
+        return "duration";
+    case ORDO_ARG_BOOL:
+        return "bool";
+    case ORDO_ARG_STRING_LIST:
+        return "string list";
+    default:
+        return NULL;
+    }
+}
+
+/* Whether text reads as a value of type (a declared default). */
+static bool default_valid(uint32_t type, const char *text)
+{
+    char *end;
+    int64_t v;
+    struct quantity q;
+    switch (type) {
+    case ORDO_ARG_INT:
+        errno = 0;
+        (void)strtoll(text, &end, 10);
+        return *text && !*end && errno == 0;
+    case ORDO_ARG_QUANTITY:
+        return quantity_parse(text, &q, NULL) == 0;
+    case ORDO_ARG_DURATION:
+        return duration_parse(text, &v) == 0;
+    case ORDO_ARG_BOOL:
+        return strcmp(text, "true") == 0 || strcmp(text, "false") == 0;
+    default: /* strings and lists: any text */
+        return true;
+    }
+}
+
+/* Returns what is wrong with the declared arguments (ABI 1.4) in buf, or
+ * NULL. */
+static const char *check_args(const struct ordo_plugin_descriptor *d,
+                              char *buf, size_t size)
+{
+    if (d->abi_minor < 4)
+        return NULL;
+    if (d->n_args > PLUGIN_ARGS_MAX) {
+        snprintf(buf, size, "%u arguments declared, at most %d", d->n_args,
+                 PLUGIN_ARGS_MAX);
+        return buf;
+    }
+    if (d->n_args && !d->args)
+        return "n_args is set but args is NULL";
+    for (uint32_t i = 0; i < d->n_args; i++) {
+        const struct ordo_arg *a = &d->args[i];
+        if (!a->name || !*a->name) {
+            snprintf(buf, size, "argument %u has no name", i);
+            return buf;
+        }
+        if (!plugin_arg_type_name(a->type)) {
+            snprintf(buf, size, "argument \"%.64s\": unknown type %u",
+                     a->name, a->type);
+            return buf;
+        }
+        if (a->def && !default_valid(a->type, a->def)) {
+            snprintf(buf, size,
+                     "argument \"%.64s\": default \"%.64s\" is not a %s",
+                     a->name, a->def, plugin_arg_type_name(a->type));
+            return buf;
+        }
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(d->args[j].name, a->name) == 0) {
+                snprintf(buf, size, "argument \"%.64s\" declared twice",
+                         a->name);
+                return buf;
+            }
+    }
+    return NULL;
+}
+
+/* Checks the descriptor in the order the header promises; names of
+ * items[0 .. shadow_below) (earlier directories) are not duplicates. */
+static int check_descriptor(const struct plugin_set *s, size_t shadow_below,
+                            const char *path,
                             const struct ordo_plugin_descriptor *d,
                             struct err *e)
 {
@@ -139,10 +240,13 @@ static int check_descriptor(const struct plugin_set *s, const char *path,
                        "[a-z0-9-]",
                        path);
     const char *missing = check_ops(d);
+    char why[256];
+    if (!missing)
+        missing = check_args(d, why, sizeof(why));
     if (missing)
         return err_set(e, EINVAL, "%s: plugin \"%s\" (%s): %s", path, d->name,
                        plugin_kind_name(d->kind), missing);
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = shadow_below; i < s->n; i++)
         if (strcmp(s->items[i].desc->name, d->name) == 0)
             return err_set(e, EEXIST,
                            "%s: plugin name \"%s\" is already used by %s",
@@ -150,7 +254,10 @@ static int check_descriptor(const struct plugin_set *s, const char *path,
     return 0;
 }
 
-int plugin_set_open(struct plugin_set *s, const char *path, struct err *e)
+/* Opens path; a plugin whose name an earlier directory's plugin (one of
+ * items[0 .. shadow_below)) already has is dropped with a warning. */
+static int open_one(struct plugin_set *s, const char *path,
+                    size_t shadow_below, struct err *e)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h)
@@ -162,9 +269,17 @@ int plugin_set_open(struct plugin_set *s, const char *path, struct err *e)
                     path, ORDO_PLUGIN_SYMBOL);
         goto fail;
     }
-    r = check_descriptor(s, path, d, e);
+    r = check_descriptor(s, shadow_below, path, d, e);
     if (r < 0)
         goto fail;
+    for (size_t i = 0; i < shadow_below; i++) {
+        if (strcmp(s->items[i].desc->name, d->name) == 0) {
+            LOG_W("plugin \"%s\" of %s is hidden by %s, found first", d->name,
+                  path, s->items[i].path);
+            dlclose(h);
+            return 0;
+        }
+    }
     if (GROW_ARRAY(s->items, s->n, s->cap) < 0) {
         r = err_set(e, ENOMEM, "%s: out of memory", path);
         goto fail;
@@ -181,6 +296,11 @@ fail:
     return r;
 }
 
+int plugin_set_open(struct plugin_set *s, const char *path, struct err *e)
+{
+    return open_one(s, path, 0, e);
+}
+
 static int so_filter(const struct dirent *d)
 {
     size_t n = strlen(d->d_name);
@@ -193,7 +313,10 @@ static int cmp_names(const struct dirent **a, const struct dirent **b)
     return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-int plugin_set_open_dir(struct plugin_set *s, const char *dir, struct err *e)
+/* Opens every *.so of dir; names taken by items[0 .. shadow_below) are
+ * shadowed (see open_one). */
+static int open_dir(struct plugin_set *s, const char *dir, size_t shadow_below,
+                    struct err *e)
 {
     struct dirent **names = NULL;
     int n = scandir(dir, &names, so_filter, cmp_names);
@@ -205,12 +328,28 @@ int plugin_set_open_dir(struct plugin_set *s, const char *dir, struct err *e)
         char path[PATH_MAX];
         if (r == 0) {
             snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-            r = plugin_set_open(s, path, e);
+            r = open_one(s, path, shadow_below, e);
         }
         free(names[i]);
     }
     free(names);
     return r;
+}
+
+int plugin_set_open_dir(struct plugin_set *s, const char *dir, struct err *e)
+{
+    return open_dir(s, dir, 0, e);
+}
+
+int plugin_set_open_path(struct plugin_set *s, const char *const *dirs,
+                         size_t n, struct err *e)
+{
+    for (size_t i = 0; i < n; i++) {
+        int r = open_dir(s, dirs[i], s->n, e);
+        if (r < 0)
+            return r;
+    }
+    return 0;
 }
 
 const char *plugin_default_dir(void)

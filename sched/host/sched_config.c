@@ -34,7 +34,7 @@ static const char DEFAULT_PLACE[] = "resource-fit";
 
 static const char *const top_fields[] = {
     "apiVersion",  "kind",         "plugins", "pluginConfig",
-    "fairSharing", "cycleTimeout", NULL};
+    "fairSharing", "cycleTimeout", "pluginDirs",  "builtinPluginDir", NULL};
 static const char *const plugins_fields[] = {"queue", "quota", "preempt",
                                              "place", NULL};
 static const char *const queue_fields[] = {"strictFIFO", "bestEffortFIFO",
@@ -454,6 +454,37 @@ static int load_cycle_timeout(const struct cfg_ctx *c,
     return 0;
 }
 
+/* pluginDirs (a list of directories) and builtinPluginDir (a boolean). */
+static int load_plugin_dirs(const struct cfg_ctx *c,
+                            const struct doc_node *root,
+                            struct sched_config *cfg)
+{
+    const struct doc_node *b = field_get(root, "builtinPluginDir");
+    if (b && doc_get_bool(b, &cfg->builtin_plugin_dir) < 0)
+        return cfg_fail(c, b, "builtinPluginDir", "expected a boolean, got a %s",
+                        doc_type_name(b));
+    const struct doc_node *seq = field_get(root, "pluginDirs");
+    int r;
+    if (!seq)
+        return 0;
+    if ((r = want_type(c, seq, "pluginDirs", DOC_SEQ)) < 0)
+        return r;
+    if (seq->n > CONFIG_MAX_PLUGIN_DIRS)
+        return cfg_fail(c, seq, "pluginDirs", "at most %d directories, got %zu",
+                        CONFIG_MAX_PLUGIN_DIRS, seq->n);
+    for (size_t i = 0; i < seq->n; i++) {
+        char ipath[PATH_MAX_LEN];
+        const struct doc_node *v = seq->items[i];
+        if (!is_string(v) || !*v->scalar)
+            return cfg_fail(c, v, path_index(ipath, sizeof(ipath), "pluginDirs", i),
+                            "expected a directory, got a %s",
+                            doc_type_name(v));
+        cfg->plugin_dirs[i] = v->scalar;
+    }
+    cfg->n_plugin_dirs = seq->n;
+    return 0;
+}
+
 /* Validates the parsed cfg->doc into cfg (which holds the defaults). */
 static int load_doc(struct sched_config *cfg, struct err *e)
 {
@@ -477,6 +508,7 @@ static int load_doc(struct sched_config *cfg, struct err *e)
         (r = check_fields(&c, root, NULL, top_fields)) < 0 ||
         (r = load_plugins(&c, root, cfg)) < 0 ||
         (r = load_plugin_config(&c, root, cfg)) < 0 ||
+        (r = load_plugin_dirs(&c, root, cfg)) < 0 ||
         (r = load_cycle_timeout(&c, root, cfg)) < 0)
         return r;
     return load_fair_sharing(&c, root, cfg);
@@ -497,6 +529,7 @@ void config_init_defaults(struct sched_config *cfg)
     cfg->fs_strategies[0] = 1; /* LessThanOrEqualToFinalShare */
     cfg->fs_strategies[1] = 2; /* LessThanInitialShare */
     cfg->cycle_timeout_ns = DEFAULT_CYCLE_TIMEOUT_NS;
+    cfg->builtin_plugin_dir = true;
 }
 
 /* Finishes a load: keeps doc in cfg and validates it, or releases cfg on

@@ -18,6 +18,8 @@
  *     enable: false
  *     preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]
  *   cycleTimeout: 60s              # watchdog: a longer cycle aborts; 0s = off
+ *   pluginDirs: [/opt/ordo/plugins] # searched after --plugin-dir, in order
+ *   builtinPluginDir: true         # then the built-in directory (false: not)
  *
  * The file (YAML or JSON) holds exactly one document. apiVersion and kind
  * are required and must be exactly as shown; every other field is optional
@@ -50,6 +52,7 @@
 #define CONFIG_API_VERSION "ordo.dev/v1alpha1"
 #define CONFIG_KIND "SchedulerConfiguration"
 #define CONFIG_MAX_PLACE 16
+#define CONFIG_MAX_PLUGIN_DIRS 16
 
 struct config_place {
     const char *name;
@@ -79,6 +82,12 @@ struct sched_config {
     uint32_t fs_strategies[2];
     size_t n_fs_strategies;
     int64_t cycle_timeout_ns; /* cycleTimeout, default 60s; 0 = no watchdog */
+    /* pluginDirs, as written (a relative one is relative to the file's
+     * directory: plugins_search_path), and builtinPluginDir (default
+     * true): whether the built-in directory is searched last. */
+    size_t n_plugin_dirs;
+    const char *plugin_dirs[CONFIG_MAX_PLUGIN_DIRS];
+    bool builtin_plugin_dir;
 };
 
 /* Fills cfg with the defaults (no file). String fields point to static

@@ -24,6 +24,7 @@
 #include "plugin_loader.h"
 #include "host_table.h"
 #include "plugins.h"
+#include "sched_config.h"
 #include "watchdog.h"
 #include "../unit/test_helpers.h"
 
@@ -540,6 +541,280 @@ static void test_watchdog_quiet(void **state)
     assert_null(watchdog_current);
 }
 
+/* ---- ABI 1.4: declared arguments, the search path, the clock ------------ */
+
+/* Starts the plugins of configuration yaml (strictFIFO: the fixture's
+ * plugin) from a directory holding only fixture `name`, then the built-in
+ * directory; on success the
+ * registry stays started in *r (the caller stops it) and cfg loaded. */
+static int start_yaml(const char *name, const char *yaml,
+                      struct sched_config *cfg, struct plugin_registry *r,
+                      struct err *e)
+{
+    static const char *names[1];
+    names[0] = name;
+    char dir[PATH_MAX];
+    make_dir_of(dir, sizeof(dir), names, 1);
+    int rc = config_load_buffer(cfg, yaml, strlen(yaml), "test.yaml", e);
+    assert_int_equal(rc, 0);
+    /* The fixture's directory, then the built-in plugins (quota, place). */
+    struct plugin_path path;
+    const char *dirs[] = {dir};
+    assert_int_equal(
+        plugins_search_path(dirs, 1, cfg, ORDO_BUILD_PLUGIN_DIR, &path, e), 0);
+    rc = plugins_start_path(r, cfg, &path, host_table(), e);
+    plugin_path_release(&path);
+    remove_dir_of(dir, names, 1);
+    return rc;
+}
+
+#define YAML_HEAD                                                              \
+    "apiVersion: ordo.dev/v1alpha1\n"                                          \
+    "kind: SchedulerConfiguration\n"                                           \
+    "plugins:\n"                                                               \
+    "  queue: {strictFIFO: %s, bestEffortFIFO: %s}\n"                          \
+    "pluginConfig:\n"                                                          \
+    "- name: %s\n"                                                             \
+    "  args: %s\n"
+
+/* Runs start_yaml for plugin `plugin` of fixture `name` with args (a flow
+ * map), and stops the plugins again. */
+static int start_args(const char *name, const char *plugin, const char *args,
+                      struct err *e)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof(yaml), YAML_HEAD, plugin, plugin, plugin, args);
+    struct sched_config cfg;
+    struct plugin_registry r;
+    int rc = start_yaml(name, yaml, &cfg, &r, e);
+    if (rc == 0)
+        plugins_stop(&r);
+    config_release(&cfg);
+    return rc;
+}
+
+/* A 1.3 plugin (1.3 descriptor size, no declarations) still loads, and
+ * takes any argument: the host does not read past its descriptor. */
+static void test_abi13_plugin_loads(void **state)
+{
+    struct plugin_set *s = *state;
+    const struct loaded_plugin *lp = load_ok(s, "abi13_queue");
+    uint32_t n = 7;
+    assert_null(plugin_declared_args(lp->desc, &n));
+    assert_int_equal(n, 0);
+    struct err e = {{0}};
+    int rc =
+        start_args("abi13_queue", "fixture-abi13", "{anything: 5, x: y}", &e);
+    if (rc)
+        print_error("%s\n", e.msg);
+    assert_int_equal(rc, 0);
+    /* A wrong type still reaches its init, which says no, as before. */
+    assert_int_equal(
+        start_args("abi13_queue", "fixture-abi13", "{anything: [1]}", &e),
+        -EINVAL);
+    assert_contains(e.msg, "failed to initialise");
+}
+
+/* A 1.4 plugin's declared arguments, read through the real host's
+ * getters. */
+static void test_declared_args_getters(void **state)
+{
+    (void)state;
+    char yaml[1024];
+    snprintf(yaml, sizeof(yaml), YAML_HEAD, "fixture-args", "fixture-args",
+             "fixture-args",
+             "{limit: 7, mode: slow, size: 1500m, wait: 1m30s, "
+             "enabled: false, names: [a, b, c]}");
+    struct sched_config cfg;
+    struct plugin_registry r;
+    struct err e = {{0}};
+    int rc = start_yaml("args_queue", yaml, &cfg, &r, &e);
+    if (rc)
+        print_error("%s\n", e.msg);
+    assert_int_equal(rc, 0);
+    const struct ordo_host *h = host_table();
+    const struct ordo_plugin *p = r.queue_strict;
+    int64_t v;
+    bool b;
+    const char *str, *list[2];
+    uint32_t n;
+    assert_int_equal(h->config_int(p, "limit", 0, &v), 0);
+    assert_int_equal(v, 7);
+    assert_int_equal(h->config_string(p, "mode", "", &str), 0);
+    assert_string_equal(str, "slow");
+    assert_int_equal(h->config_quantity(p, "size", 0, &v), 0);
+    assert_int_equal(v, 1500);
+    assert_int_equal(h->config_duration(p, "wait", 0, &v), 0);
+    assert_int_equal(v, 90LL * 1000000000);
+    assert_int_equal(h->config_bool(p, "enabled", true, &b), 0);
+    assert_false(b);
+    /* Two of three fit in ret; the count says three. */
+    assert_int_equal(h->config_list(p, "names", list, 2, &n), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(list[0], "a");
+    assert_string_equal(list[1], "b");
+    /* Absent: the defaults. */
+    assert_int_equal(h->config_quantity(p, "absent", 42, &v), 0);
+    assert_int_equal(v, 42);
+    assert_int_equal(h->config_list(p, "absent", list, 2, &n), 0);
+    assert_int_equal(n, 0);
+    /* Read with the wrong getter: -EINVAL, the default kept. */
+    assert_int_equal(h->config_duration(p, "mode", 5, &v), -EINVAL);
+    assert_int_equal(v, 5);
+    assert_int_equal(h->config_bool(p, "limit", true, &b), -EINVAL);
+    assert_int_equal(h->config_list(p, "mode", list, 2, &n), -EINVAL);
+    plugins_stop(&r);
+    config_release(&cfg);
+}
+
+static void test_undeclared_arg_refused(void **state)
+{
+    (void)state;
+    struct err e = {{0}};
+    assert_int_equal(start_args("args_queue", "fixture-args", "{limti: 7}", &e),
+                     -EINVAL);
+    assert_contains(e.msg, "test.yaml:7: pluginConfig[0].args.limti: plugin "
+                           "\"fixture-args\" has no argument \"limti\" "
+                           "(did you mean \"limit\"?)");
+    assert_contains(e.msg, "it takes: limit, mode, size, wait, enabled, names");
+    /* Nothing close: no suggestion. */
+    assert_int_equal(
+        start_args("args_queue", "fixture-args", "{colour: red}", &e), -EINVAL);
+    assert_contains(e.msg, "has no argument \"colour\" (it takes:");
+}
+
+static void test_wrong_type_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        {"{limit: many}", "argument \"limit\" must be an integer, got "
+                          "\"many\""},
+        {"{size: 2GB}", "argument \"size\" must be a quantity"},
+        {"{wait: soon}", "argument \"wait\" must be a duration"},
+        {"{enabled: maybe}", "argument \"enabled\" must be a boolean"},
+        {"{names: a}", "argument \"names\" must be a list of strings, got "
+                       "\"a\""},
+        {"{names: [[x]]}", "must be a list of strings, got a list"},
+        {"{mode: {a: b}}", "argument \"mode\" must be a string, got a map"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct err e = {{0}};
+        assert_int_equal(
+            start_args("args_queue", "fixture-args", cases[i].args, &e),
+            -EINVAL);
+        assert_contains(e.msg, "plugin \"fixture-args\": ");
+        assert_contains(e.msg, cases[i].want);
+    }
+    /* null is an absent argument. */
+    struct err e = {{0}};
+    assert_int_equal(
+        start_args("args_queue", "fixture-args", "{wait: null}", &e), 0);
+}
+
+static void test_bad_arg_default(void **state)
+{
+    load_refused(*state, "bad_arg_default", EINVAL,
+                 "plugin \"fixture-bad-arg-default\" (queue): argument "
+                 "\"wait\": default \"soon\" is not a duration",
+                 NULL);
+}
+
+/* Two directories with a plugin of the same name: the first wins. */
+static void test_search_path_first_wins(void **state)
+{
+    struct plugin_set *s = *state;
+    static const char *const names[] = {"good_queue"};
+    char first[PATH_MAX], second[PATH_MAX];
+    make_dir_of(first, sizeof(first), names, 1);
+    make_dir_of(second, sizeof(second), names, 1);
+    const char *dirs[] = {first, second};
+    struct err e = {{0}};
+    int r = plugin_set_open_path(s, dirs, 2, &e);
+    remove_dir_of(first, names, 1);
+    remove_dir_of(second, names, 1);
+    assert_int_equal(r, 0);
+    assert_int_equal(s->n, 1);
+    assert_int_equal(strncmp(s->items[0].path, first, strlen(first)), 0);
+}
+
+static void test_search_path_order(void **state)
+{
+    (void)state;
+    const char *yaml = "apiVersion: ordo.dev/v1alpha1\n"
+                       "kind: SchedulerConfiguration\n"
+                       "pluginDirs: [rel, /abs, /cli]\n";
+    struct sched_config cfg;
+    struct plugin_path path;
+    struct err e = {{0}};
+    assert_int_equal(config_load_buffer(&cfg, yaml, strlen(yaml),
+                                        "/etc/ordo/config.yaml", &e),
+                     0);
+    const char *cli[] = {"/cli", "/cli2"};
+    assert_int_equal(plugins_search_path(cli, 2, &cfg, "/builtin", &path, &e),
+                     0);
+    /* --plugin-dir first, then pluginDirs (relative to the file, /cli
+     * only once), then the built-in directory. */
+    assert_int_equal(path.n, 5);
+    assert_string_equal(path.dirs[0], "/cli");
+    assert_string_equal(path.dirs[1], "/cli2");
+    assert_string_equal(path.dirs[2], "/etc/ordo/rel");
+    assert_string_equal(path.dirs[3], "/abs");
+    assert_string_equal(path.dirs[4], "/builtin");
+    plugin_path_release(&path);
+    cfg.builtin_plugin_dir = false;
+    assert_int_equal(plugins_search_path(NULL, 0, &cfg, "/builtin", &path, &e),
+                     0);
+    assert_int_equal(path.n, 3);
+    assert_string_equal(path.dirs[2], "/cli");
+    plugin_path_release(&path);
+    plugin_path_release(NULL);
+    config_release(&cfg);
+}
+
+/* host->now answers the clock a scheduler gives the instances, and notes
+ * that the plugin reads it. */
+static void test_now_is_the_schedulers_clock(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    struct plugin_registry r;
+    struct err e = {{0}};
+    char yaml[512];
+    snprintf(yaml, sizeof(yaml), YAML_HEAD, "fixture-args", "fixture-args",
+             "fixture-args", "{}");
+    assert_int_equal(start_yaml("args_queue", yaml, &cfg, &r, &e), 0);
+    int64_t clock = 1234567;
+    assert_false(r.queue_strict->reads_clock);
+    plugins_set_clock(&r, &clock);
+    assert_int_equal(host_table()->now(r.queue_strict), 1234567);
+    clock += 1000;
+    assert_int_equal(host_table()->now(r.queue_strict), 1235567);
+    assert_true(r.queue_strict->reads_clock);
+    plugins_stop(&r);
+    config_release(&cfg);
+}
+
+/* The 1.4 slots come after every 1.3 slot: nothing before them moved. */
+static void test_abi14_appended(void **state)
+{
+    (void)state;
+    const struct ordo_host *h = host_table();
+    assert_int_equal(h->abi_minor, 4);
+    assert_int_equal(h->struct_size, sizeof(struct ordo_host));
+    assert_true(offsetof(struct ordo_host, config_quantity) >
+                offsetof(struct ordo_host, ps_flavor_mismatch));
+    assert_int_equal(offsetof(struct ordo_plugin_descriptor, args),
+                     offsetof(struct ordo_plugin_descriptor, place) +
+                         sizeof(void *));
+    /* Every slot is set. */
+    const void *const *slot = (const void *const *)&h->config_quantity;
+    const void *const *end = (const void *const *)(h + 1);
+    for (; slot < end; slot++)
+        assert_non_null(*slot);
+}
+
 /* Each test gets a fresh plugin set in *state. */
 #define ABI_TEST(f) cmocka_unit_test_setup_teardown(f, set_setup, set_teardown)
 
@@ -567,6 +842,15 @@ int main(void)
         ABI_TEST(test_open_missing_file),
         ABI_TEST(test_open_dir_name_order),
         ABI_TEST(test_release_null),
+        ABI_TEST(test_abi13_plugin_loads),
+        ABI_TEST(test_bad_arg_default),
+        ABI_TEST(test_search_path_first_wins),
+        cmocka_unit_test(test_declared_args_getters),
+        cmocka_unit_test(test_undeclared_arg_refused),
+        cmocka_unit_test(test_wrong_type_refused),
+        cmocka_unit_test(test_search_path_order),
+        cmocka_unit_test(test_now_is_the_schedulers_clock),
+        cmocka_unit_test(test_abi14_appended),
         cmocka_unit_test(test_whatif_aliases),
         cmocka_unit_test(test_init_errno_reported),
         cmocka_unit_test(test_init_int_min),

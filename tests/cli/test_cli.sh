@@ -20,13 +20,19 @@ check() {
     fi
 }
 
-check "version" 0 "ordo-scheduler 0.1.0 (plugin ABI 1.3)" -- "$bin" --version
+check "version" 0 "ordo-scheduler 0.1.0 (plugin ABI 1.4)" -- "$bin" --version
 check "help" 0 "--validate PATH" -- "$bin" --help
 check "help: --cycle-timeout" 0 "--cycle-timeout DUR" -- "$bin" --help
 check "unknown option" 2 "Usage: ordo-scheduler" -- "$bin" --bogus
 check "bad -v" 2 "-v: expected 0 to 10" -- "$bin" -v x --version
 check "no mode" 2 "Usage:" -- "$bin"
-check "list plugins, empty dir" 0 "(no plugins in" -- "$bin" --list-plugins --plugin-dir "$data"
+# The built-in directory is searched last unless builtinPluginDir: false.
+printf 'apiVersion: ordo.dev/v1alpha1\nkind: SchedulerConfiguration\nbuiltinPluginDir: false\n' \
+    >"${TMPDIR:-/tmp}/ordo-cli-nobuiltin.$$.yaml"
+check "list plugins, empty dir" 0 "(no plugins in" -- "$bin" --list-plugins --plugin-dir "$data" \
+    --config "${TMPDIR:-/tmp}/ordo-cli-nobuiltin.$$.yaml"
+rm -f "${TMPDIR:-/tmp}/ordo-cli-nobuiltin.$$.yaml"
+check "list plugins, empty dir then built-in" 0 "strict-fifo              queue" -- "$bin" --list-plugins --plugin-dir "$data"
 check "list plugins, missing dir" 1 "plugin directory /nonexistent" -- "$bin" --list-plugins --plugin-dir /nonexistent
 check "validate good" 0 "5 objects, 1 Namespace, 1 Job, 1 ResourceFlavor, 1 ClusterQueue, 1 LocalQueue; 1 ignored" \
     -- "$bin" --validate "$data/manifests/good"

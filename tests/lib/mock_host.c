@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mock_host_int.h"
 #include "quantity.h"
-#include "mock_host.h"
 
 #define MOCK_MAX_RESOURCES 64
 #define MOCK_NAME_MAX      64
@@ -238,7 +238,7 @@ static int m_config_string(const struct ordo_plugin *p, const char *key,
         *ret = def;
         return 0;
     }
-    if (a->is_int || !a->str)
+    if (a->is_int || a->is_bool || a->is_list || !a->str)
         return -EINVAL;
     *ret = a->str;
     return 0;
@@ -967,6 +967,29 @@ static const struct ordo_host host = {
     .fs_next_target = m_fs_next_target,
     .preemption_candidate_queues = m_preemption_candidate_queues,
     .ps_flavor_mismatch = m_ps_flavor_mismatch,
+    /* ABI 1.4: mock_host_meta.c */
+    .config_quantity = mock_config_quantity,
+    .config_duration = mock_config_duration,
+    .config_bool = mock_config_bool,
+    .config_list = mock_config_list,
+    .now = mock_now,
+    .wl_namespace = mock_wl_namespace,
+    .wl_object_name = mock_wl_object_name,
+    .wl_kind = mock_wl_kind,
+    .wl_label = mock_wl_label,
+    .wl_n_labels = mock_wl_n_labels,
+    .wl_label_at = mock_wl_label_at,
+    .wl_annotation = mock_wl_annotation,
+    .wl_n_annotations = mock_wl_n_annotations,
+    .wl_annotation_at = mock_wl_annotation_at,
+    .wl_creation_time = mock_wl_creation_time,
+    .wl_owner = mock_wl_owner,
+    .ps_label = mock_ps_label,
+    .ps_n_labels = mock_ps_n_labels,
+    .ps_label_at = mock_ps_label_at,
+    .ps_annotation = mock_ps_annotation,
+    .ps_n_annotations = mock_ps_n_annotations,
+    .ps_annotation_at = mock_ps_annotation_at,
 };
 
 const struct ordo_host *mock_host(void)

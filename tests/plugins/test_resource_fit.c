@@ -160,7 +160,7 @@ static void test_init_scoring_strategy(void **state)
         mock_reset();
         struct ordo_plugin p = {.name = "resource-fit"};
         if (good[i])
-            p.args[0] = (struct mock_arg){"scoringStrategy", good[i], 0, false};
+            p.args[0] = (struct mock_arg){.key = "scoringStrategy", .str = good[i]};
         void *self = NULL;
         assert_int_equal(ordo_plugin.init(mock_host(), &p, &self), 0);
         assert_non_null(self);
@@ -177,7 +177,7 @@ static void test_init_bad_scoring_strategy(void **state)
     mock_reset();
     struct ordo_plugin p = {
         .name = "resource-fit",
-        .args = {{"scoringStrategy", "Balanced", 0, false}},
+        .args = {{.key = "scoringStrategy", .str = "Balanced"}},
     };
     void *self = NULL;
     assert_int_equal(ordo_plugin.init(mock_host(), &p, &self), -EINVAL);
@@ -191,7 +191,7 @@ static void test_init_bad_scoring_strategy(void **state)
     assert_int_equal(ordo_plugin.init(mock_host(), &p, &self), -EINVAL);
 
     /* Not a string. */
-    p.args[0] = (struct mock_arg){"scoringStrategy", NULL, 1, true};
+    p.args[0] = (struct mock_arg){.key = "scoringStrategy", .num = 1, .is_int = true};
     p.n_logs = 0;
     assert_int_equal(ordo_plugin.init(mock_host(), &p, &self), -EINVAL);
     assert_int_equal(p.n_logs, 1);

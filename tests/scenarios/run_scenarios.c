@@ -6,6 +6,8 @@
  *
  *   <name>/input/       the manifests (what a user would kubectl apply)
  *   <name>/config.yaml  optional: passed as --config
+ *   <name>/plugin-dir   optional: a directory of the build tree
+ *                       (ORDO_BUILDDIR/<line>), passed as --plugin-dir
  *   <name>/expect.yaml  what the report must say (see README.md)
  *
  * The test runs ORDO_SCHEDULER --sim <name>/input --report TMP --no-progress
@@ -1078,6 +1080,39 @@ static void check_header_comment(struct run *r)
     free(text);
 }
 
+/* Reads <name>/plugin-dir (one line, a path relative to ORDO_BUILDDIR)
+ * into buf as an absolute path; "" when the file is absent. false after
+ * failing the run. */
+static bool plugin_dir_arg(struct run *r, const struct scenario *sc, char *buf,
+                           size_t size)
+{
+    char *file = path_join(sc->dir, "plugin-dir");
+    char line[1024] = "";
+    buf[0] = '\0';
+    if (!file) {
+        fail_at(r, "out of memory");
+        return false;
+    }
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        free(file);
+        return true;
+    }
+    bool ok = fgets(line, sizeof(line), f) != NULL;
+    fclose(f);
+    line[strcspn(line, "\r\n")] = '\0';
+    const char *build = getenv("ORDO_BUILDDIR");
+    if (!ok || !line[0] || line[0] == '/')
+        fail_at(r, "%s: must hold one path relative to the build tree", file);
+    else if (!build || !*build)
+        fail_at(r, "%s: ORDO_BUILDDIR is not set (top of the build tree)",
+                file);
+    else
+        snprintf(buf, size, "%s/%s", build, line);
+    free(file);
+    return buf[0] != '\0';
+}
+
 static void run_scenario(struct run *r)
 {
     static const char *const top_keys[] = {
@@ -1138,7 +1173,7 @@ static void run_scenario(struct run *r)
         fail_at(r, "out of memory");
         goto out;
     }
-    char *argv[12];
+    char *argv[14], plugin_dir[4096];
     int argc = 0;
     argv[argc++] = (char *)bin;
     argv[argc++] = "--sim";
@@ -1157,6 +1192,14 @@ static void run_scenario(struct run *r)
     if (until_s) {
         argv[argc++] = "--sim-until";
         argv[argc++] = (char *)until_s;
+    }
+    /* <name>/plugin-dir: a directory of the build tree (ORDO_BUILDDIR)
+     * searched before the built-in plugins, for plugins built there. */
+    if (!plugin_dir_arg(r, sc, plugin_dir, sizeof(plugin_dir)))
+        goto out;
+    if (plugin_dir[0]) {
+        argv[argc++] = "--plugin-dir";
+        argv[argc++] = plugin_dir;
     }
     argv[argc] = NULL;
     if (!run_sim(r, argv, log_path))

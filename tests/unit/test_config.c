@@ -376,7 +376,31 @@ static void test_unknown_top_field(void **state)
     load_fails(HEADER "plugin: {}\n",
                "c.yaml:3: plugin: unknown field (expected one of: "
                "apiVersion, kind, plugins, pluginConfig, fairSharing, "
-               "cycleTimeout)");
+               "cycleTimeout, pluginDirs, builtinPluginDir)");
+}
+
+/* pluginDirs: a list of directories, kept as written; builtinPluginDir: a
+ * boolean, true by default. */
+static void test_plugin_dirs(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    load_ok(&cfg, HEADER);
+    assert_int_equal(cfg.n_plugin_dirs, 0);
+    assert_true(cfg.builtin_plugin_dir);
+    config_release(&cfg);
+    load_ok(&cfg, HEADER "pluginDirs: [/opt/a, rel/b]\nbuiltinPluginDir: false\n");
+    assert_int_equal(cfg.n_plugin_dirs, 2);
+    assert_string_equal(cfg.plugin_dirs[0], "/opt/a");
+    assert_string_equal(cfg.plugin_dirs[1], "rel/b");
+    assert_false(cfg.builtin_plugin_dir);
+    config_release(&cfg);
+    load_fails(HEADER "pluginDirs: /opt/a\n",
+               "c.yaml:3: pluginDirs: expected a list, got a string");
+    load_fails(HEADER "pluginDirs: [/a, 5]\n",
+               "pluginDirs[1]: expected a directory, got a number");
+    load_fails(HEADER "builtinPluginDir: sometimes\n",
+               "c.yaml:3: builtinPluginDir: expected a boolean, got a string");
 }
 
 static void test_unknown_nested_fields(void **state)
@@ -611,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_wrong_kind),
         cmocka_unit_test(test_not_a_map),
         cmocka_unit_test(test_unknown_top_field),
+        cmocka_unit_test(test_plugin_dirs),
         cmocka_unit_test(test_unknown_nested_fields),
         cmocka_unit_test(test_bad_plugin_names),
         cmocka_unit_test(test_wrong_types),

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define ORDO_ABI_MAJOR 1
-#define ORDO_ABI_MINOR 3
+#define ORDO_ABI_MINOR 4
 
 /* Name of the one exported symbol. */
 #define ORDO_PLUGIN_SYMBOL "ordo_plugin"
@@ -139,7 +139,7 @@ struct ordo_host {
     uint32_t abi_minor;
     uint32_t struct_size;
 
-    /* Logging, prefixed with the plugin's name. */
+    /* Logging: every line carries the plugin's name (p). */
     void (*log)(const struct ordo_plugin *p, enum ordo_log_level level,
                 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -386,6 +386,77 @@ struct ordo_host {
     const char *(*ps_flavor_mismatch)(const struct ordo_workload *wl,
                                       uint32_t ps, const struct ordo_flavor *f,
                                       char *buf, size_t size);
+
+    /* ABI 1.4. ------------------------------------------------------------
+     * Read these only when host->abi_minor >= 4 (an older ordo-scheduler
+     * does not have them). Strings are owned by the host: those of a
+     * workload live as long as the handle (the op), those of the
+     * configuration as long as the plugin. */
+
+    /* More typed arguments, like config_int (absent or null: def; 0, or
+     * -EINVAL when present with the wrong type). A quantity is Kubernetes
+     * syntax ("500m", "2Gi", 4) in milli-units; a duration is Go syntax
+     * ("90s", "1h30m") in ns; a boolean is true or false (YAML 1.1 words
+     * too). config_list reads a list of strings: writes up to cap of them
+     * into ret (owned by the host, valid for the plugin's life) and their
+     * total number into *ret_n (0 when absent). Callable from init and
+     * from any op. */
+    int (*config_quantity)(const struct ordo_plugin *p, const char *key,
+                           int64_t def, int64_t *ret_milli);
+    int (*config_duration)(const struct ordo_plugin *p, const char *key,
+                           int64_t def, int64_t *ret_ns);
+    int (*config_bool)(const struct ordo_plugin *p, const char *key,
+                       bool def, bool *ret);
+    int (*config_list)(const struct ordo_plugin *p, const char *key,
+                       const char **ret, uint32_t cap, uint32_t *ret_n);
+
+    /* The scheduler's clock, ns since the Unix epoch: the virtual time in
+     * the simulator, the wall clock against a cluster. Per instance (keep
+     * p in self to call it from queue->less, which has no cycle). Callable
+     * from init and from any op. */
+    int64_t (*now)(const struct ordo_plugin *p);
+
+    /* The workload's top object: the Job, the JobSet, the pod group
+     * (its first pod's metadata; the name is the group's) or the Pod.
+     * Callable from any op that is given the workload. */
+    const char *(*wl_namespace)(const struct ordo_workload *wl);
+    const char *(*wl_object_name)(const struct ordo_workload *wl); /* no ns */
+    /* "Job", "JobSet", "PodGroup" or "Pod". */
+    const char *(*wl_kind)(const struct ordo_workload *wl);
+    /* Its labels and annotations: the value for key (NULL when absent), or
+     * the i-th pair of n (i < n; both NULL past the end). */
+    const char *(*wl_label)(const struct ordo_workload *wl, const char *key);
+    uint32_t (*wl_n_labels)(const struct ordo_workload *wl);
+    void (*wl_label_at)(const struct ordo_workload *wl, uint32_t i,
+                        const char **ret_key, const char **ret_value);
+    const char *(*wl_annotation)(const struct ordo_workload *wl,
+                                 const char *key);
+    uint32_t (*wl_n_annotations)(const struct ordo_workload *wl);
+    void (*wl_annotation_at)(const struct ordo_workload *wl, uint32_t i,
+                             const char **ret_key, const char **ret_value);
+    /* metadata.creationTimestamp of the top object (its arrival in the
+     * simulator), ns; unlike wl_queue_time it does not move on eviction. */
+    int64_t (*wl_creation_time)(const struct ordo_workload *wl);
+    /* The top object's controller owner reference (controller: true):
+     * true with its kind and name, or false with both NULL. */
+    bool (*wl_owner)(const struct ordo_workload *wl, const char **ret_kind,
+                     const char **ret_name);
+
+    /* The pod template of pod set ps (for a pod group or a Pod, the pod's
+     * own metadata): labels and annotations, as for the workload. Meant
+     * for PLACE plugins; callable from any op given the workload. */
+    const char *(*ps_label)(const struct ordo_workload *wl, uint32_t ps,
+                            const char *key);
+    uint32_t (*ps_n_labels)(const struct ordo_workload *wl, uint32_t ps);
+    void (*ps_label_at)(const struct ordo_workload *wl, uint32_t ps,
+                        uint32_t i, const char **ret_key,
+                        const char **ret_value);
+    const char *(*ps_annotation)(const struct ordo_workload *wl, uint32_t ps,
+                                 const char *key);
+    uint32_t (*ps_n_annotations)(const struct ordo_workload *wl, uint32_t ps);
+    void (*ps_annotation_at)(const struct ordo_workload *wl, uint32_t ps,
+                             uint32_t i, const char **ret_key,
+                             const char **ret_value);
 };
 
 
@@ -453,6 +524,31 @@ struct ordo_place_ops {
                                int64_t *ret_score);
 };
 
+/* ---- declared arguments (ABI 1.4) ----------------------------------------
+ * A plugin lists the pluginConfig[].args it reads. The host then refuses at
+ * startup an argument the plugin does not declare or one of the wrong type,
+ * naming the plugin and the argument, and --list-plugins -v 1 prints them.
+ * A plugin built for ABI 1.4 declares every argument it reads (n_args 0:
+ * it takes none); one built for an older ABI declares nothing and gets any
+ * args, as before. */
+enum ordo_arg_type {
+    ORDO_ARG_INT = 1,        /* config_int: an integer */
+    ORDO_ARG_STRING = 2,     /* config_string: a scalar */
+    ORDO_ARG_QUANTITY = 3,   /* config_quantity: "500m", "2Gi", 4 */
+    ORDO_ARG_DURATION = 4,   /* config_duration: "90s", "1h30m" */
+    ORDO_ARG_BOOL = 5,       /* config_bool: true / false */
+    ORDO_ARG_STRING_LIST = 6 /* config_list: a list of scalars */
+};
+
+struct ordo_arg {
+    const char *name; /* the key in args, unique within the plugin */
+    uint32_t type;    /* enum ordo_arg_type */
+    const char *def;  /* the default as text, for people; NULL: none. The
+                         loader checks that it reads as its type (lists
+                         excepted). The getter's def is what counts. */
+    const char *help; /* one line */
+};
+
 /* ---- the descriptor -------------------------------------------------------- */
 struct ordo_plugin_descriptor {
     /* Frozen: checked by the host before any other field is read. */
@@ -480,7 +576,16 @@ struct ordo_plugin_descriptor {
     const struct ordo_quota_ops *quota;
     const struct ordo_preempt_ops *preempt;
     const struct ordo_place_ops *place;
+
+    /* ABI 1.4: the arguments it reads (n_args of them; args may be NULL
+     * when n_args is 0). Read by the host only from a descriptor whose
+     * abi_minor is 4 or more. */
+    const struct ordo_arg *args;
+    uint32_t n_args;
 };
+
+/* The number of entries of a static array, for .n_args. */
+#define ORDO_N_ARGS(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
 /* Declares the one exported descriptor. */
 #define ORDO_PLUGIN_DESCRIPTOR                                                 \

@@ -168,6 +168,14 @@ static const struct ordo_queue_ops smallest_first_ops = {
 /* The one symbol the scheduler looks up. ORDO_PLUGIN_HEADER fills the three
  * frozen fields (ABI major, minor, struct size) from the header this file
  * was compiled against; the loader checks them before anything else. */
+/* The arguments it reads (ABI 1.4): the scheduler refuses any other in
+ * pluginConfig[].args, and one of the wrong type, before init runs, and
+ * `ordo-scheduler --list-plugins -v 1` prints them. */
+static const struct ordo_arg smallest_first_args[] = {
+    {"resource", ORDO_ARG_STRING, "nvidia.com/gpu",
+     "the resource whose total request orders the queue"},
+};
+
 ORDO_PLUGIN_DESCRIPTOR = {
     ORDO_PLUGIN_HEADER,
     .kind = ORDO_PLUGIN_QUEUE,
@@ -178,4 +186,6 @@ ORDO_PLUGIN_DESCRIPTOR = {
     .init = smallest_first_init,
     .fini = smallest_first_fini,
     .queue = &smallest_first_ops,
+    .args = smallest_first_args,
+    .n_args = ORDO_N_ARGS(smallest_first_args),
 };
