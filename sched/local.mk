@@ -46,7 +46,7 @@ sched_cache_libordo_cache_la_SOURCES = \
 	%reldir%/cache/private/qtree_build.h %reldir%/cache/private/qtree_math.h \
 	%reldir%/cache/cluster.c %reldir%/cache/nodes.c %reldir%/cache/removal.c \
 	%reldir%/cache/private/store.h \
-	%reldir%/cache/workload.c %reldir%/cache/queueing.c \
+	%reldir%/cache/workload.c %reldir%/cache/queueing.c %reldir%/cache/history.c \
 	%reldir%/cache/private/workload.h \
 	%reldir%/cache/queues.c %reldir%/cache/private/queues.h \
 	%reldir%/cache/events.c %reldir%/cache/private/events.h

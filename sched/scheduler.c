@@ -181,6 +181,9 @@ static void stop_workload(struct scheduler *s, struct workload *w)
     w->evicted_by_preemptor = false;
     w->evicted_ns = s->cluster.now_ns;
     s->evictions++;
+    (void)workload_note(&s->cluster, w, WL_EV_EVICTED,
+                        w->admitted_cq ? w->admitted_cq->name : NULL,
+                        w->evicted_by, NULL);
     LOG_V(2, "stopping workload wl=\"%s\" by=\"%s\"", w->key, w->evicted_by);
     /* Kueue suspends a job it resumed: its controller makes no new pods
      * until the workload is admitted again. */
