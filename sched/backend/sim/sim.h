@@ -64,7 +64,12 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
  * record leaves the cluster when the pod is deleted, this stays. */
 struct sim_pod_ran {
     uint32_t podset;
-    const char *node; /* the last node it was bound to; NULL: never */
+    /* The node it runs on, or ran on and succeeded; NULL: never bound, or
+     * deleted while it ran (evicted: it is nowhere now). */
+    const char *node;
+    /* Its workload's admission it ran in (the workload's evictions then):
+     * the report lists only the current or last admission's. */
+    uint32_t admission;
 };
 
 /* The pods that joined one workload, in the order they did. */
@@ -75,8 +80,9 @@ struct sim_ran {
     UT_hash_handle hh;
 };
 
-/* Writes the ordo.dev/sim-report/v1 JSON document; a pod set's nodes come
- * from ran (by workload key), or from the cluster's pods when ran is NULL.
+/* Writes the ordo.dev/sim-report/v1 JSON document; a pod set's nodes (where
+ * its pods are now) come from ran (by workload key), or from the cluster's
+ * pods when ran is NULL.
  * 0 or -errno with e. */
 int sim_report_write(const struct cluster *c, const struct sim_ran *ran,
                      int64_t end_ns, const char *path, struct err *e);
