@@ -96,6 +96,8 @@ tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
 	sched/backend/sim/sim_plot_int.h sched/backend/sim/sim.h
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_test_sim_output_SOURCES += sched/backend/sim/sim_report_hist.c \
+	sched/cache/history.c
 tests_unit_test_sim_check_SOURCES = tests/unit/test_sim_check.c
 tests_unit_test_sim_check_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_sim_check_CFLAGS = $(UNIT_CFLAGS)
