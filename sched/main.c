@@ -34,7 +34,11 @@ enum {
     OPT_NO_PROGRESS,
     OPT_SIM_CHECK,
     OPT_CYCLE_TIMEOUT,
+    OPT_EXPLAIN,
 };
+
+/* --explain may be given this many times. */
+#define EXPLAIN_MAX 64
 
 struct options {
     bool version;
@@ -81,6 +85,9 @@ static void usage(FILE *out)
             "(default:\n"
             "                        cycleTimeout of --config, 60s; 0s: "
             "never)\n"
+            "  --explain NS/NAME     after --sim, what happened to a workload "
+            "and where it\n"
+            "                        stands (repeatable)\n"
             "  -v, --v N             log verbosity\n"
             "  -h, --help            this help\n",
             plugin_default_dir());
@@ -156,10 +163,12 @@ static int simulate(const struct options *o, char **paths, int n)
     }
     int r = watchdog_start(o->cycle_timeout_set ? o->cycle_timeout_ns
                                                 : cfg.cycle_timeout_ns);
-    if (r < 0)
+    if (r < 0) {
         fprintf(stderr, "ordo-scheduler: cycle watchdog: %s\n", strerror(-r));
-    else
-        rc = sim_run(&cfg, &plugins, paths, n, &o->sim_opt) < 0 ? 1 : 0;
+    } else {
+        r = sim_run(&cfg, &plugins, paths, n, &o->sim_opt);
+        rc = r < 0 ? 1 : r == SIM_UNKNOWN_WORKLOAD ? 2 : 0;
+    }
     watchdog_stop();
     plugins_stop(&plugins);
 out:
@@ -183,6 +192,7 @@ int main(int argc, char **argv)
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"sim-check", no_argument, NULL, OPT_SIM_CHECK},
         {"cycle-timeout", required_argument, NULL, OPT_CYCLE_TIMEOUT},
+        {"explain", required_argument, NULL, OPT_EXPLAIN},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -190,6 +200,8 @@ int main(int argc, char **argv)
     struct options o = {0};
     o.sim_opt.until_idle = true;
     o.sim_opt.progress = true;
+    static const char *explain[EXPLAIN_MAX]; /* --explain names */
+    size_t n_explain = 0;
     int c;
     while ((c = getopt_long(argc, argv, "hv:", longopts, NULL)) != -1) {
         switch (c) {
@@ -246,6 +258,18 @@ int main(int argc, char **argv)
                 return 2;
             }
             o.cycle_timeout_set = true;
+            break;
+        case OPT_EXPLAIN:
+            /* The names point into argv, which outlives the run. */
+            if (n_explain == EXPLAIN_MAX) {
+                fprintf(stderr,
+                        "ordo-scheduler: --explain: at most %d workloads\n",
+                        EXPLAIN_MAX);
+                return 2;
+            }
+            explain[n_explain++] = optarg;
+            o.sim_opt.explain = explain;
+            o.sim_opt.n_explain = n_explain;
             break;
         case 'v': {
             char *end;

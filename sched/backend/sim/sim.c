@@ -374,6 +374,9 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             fprintf(stderr, "ordo-scheduler: --plot: %s\n", e.msg);
             r = -EIO;
         }
+        for (size_t i = 0; r >= 0 && i < opt->n_explain; i++)
+            if (sim_explain(out, stderr, sm.s, sm.ran, opt->explain[i]) < 0)
+                r = SIM_UNKNOWN_WORKLOAD;
     }
     log_set_clock(NULL, NULL);
     sim_heap_release(&sm.heap);

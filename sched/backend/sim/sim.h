@@ -50,11 +50,19 @@ struct sim_options {
     bool progress;      /* progress bar on stderr (a TTY) */
     bool check;         /* check invariants after every instant */
     FILE *out;          /* summary table; stdout */
+    /* --explain NAMESPACE/NAME (repeatable): printed after the run. */
+    const char *const *explain;
+    size_t n_explain;
 };
 
+/* sim_run's answer when an --explain name is no workload's (after the
+ * rest of the run's output and the error naming it). */
+#define SIM_UNKNOWN_WORKLOAD 1
+
 /* Loads paths, runs the simulation with the started plugins, prints the
- * summary and writes the report and plots. Returns 0, or a negative errno
- * after printing why (bad manifests, I/O). */
+ * summary, writes the report and plots and explains the workloads asked
+ * for. Returns 0, SIM_UNKNOWN_WORKLOAD, or a negative errno after printing
+ * why (bad manifests, I/O). */
 int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             char **paths, int n_paths, const struct sim_options *opt);
 

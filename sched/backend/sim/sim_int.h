@@ -187,6 +187,14 @@ struct json_object *sim_history_json(const struct workload *w);
  * ended, end, evictedBy, reason}] (new reference, or NULL). */
 struct json_object *sim_admissions_json(const struct workload *w);
 
+/* ---- --explain (sim_explain.c) ------------------------------------------ */
+
+/* Prints on out what happened to workload key and where it stands now
+ * (ran: the simulator's records of its pods). 0, or -ENOENT after printing
+ * on err that there is no such workload, with the closest names. */
+int sim_explain(FILE *out, FILE *err, struct scheduler *s,
+                const struct sim_ran *ran, const char *key);
+
 /* ---- the simulation (sim.c) --------------------------------------------- */
 
 struct arena;
