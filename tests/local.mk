@@ -25,7 +25,8 @@ UNIT_TESTS = \
 	tests/unit/test_events_jobs \
 	tests/unit/test_events_queues \
 	tests/unit/test_events_meta \
-	tests/unit/test_events_async
+	tests/unit/test_events_async \
+	tests/unit/test_history
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -124,6 +125,9 @@ tests_unit_test_events_async_SOURCES = tests/unit/test_events_async.c \
 	$(EVENTS_TEST_SRCS)
 tests_unit_test_events_async_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_events_async_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_history_SOURCES = tests/unit/test_history.c
+tests_unit_test_history_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_history_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cluster_scale_SOURCES = tests/unit/test_cluster_scale.c
 tests_unit_test_cluster_scale_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_cluster_scale_CFLAGS = $(UNIT_CFLAGS)
@@ -266,7 +270,7 @@ EXTRA_DIST += tests/scenarios
 
 CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_host_checks.sh tests/cli/test_layers.sh \
-	tests/cli/test_backend_line.sh
+	tests/cli/test_backend_line.sh tests/cli/test_explain.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
