@@ -13,7 +13,7 @@
 # only the cache, the line and the cycle name, with line/ (the definition
 # of struct scheduler). A backend sees the line's scheduler.h: events in,
 # actions out, the cluster to read (tests/cli/test_layers.sh checks it).
-# Within cache/ calls go one way: quota_tree <- cluster (the store) <-
+# Within cache/ calls go one way: quota_tree, history <- cluster (the store) <-
 # workload, queueing <- queues <- events <- the line.
 #
 # libordo-sched.la gathers them (each object once) for the program, the
