@@ -25,6 +25,11 @@ void log_set_stream(FILE *f);
  * returns nanoseconds since the Unix epoch. NULL restores the wall clock. */
 typedef long long (*log_clock_fn)(void *userdata);
 void log_set_clock(log_clock_fn fn, void *userdata);
+/* A virtual clock (the simulator's): fn returns nanoseconds since the start
+ * of the run, and lines carry it as seconds instead of a date:
+ *   I[  12.500s] cycle.c:42] admitted workload wl="ns/job" cq="a"
+ * log_set_clock() (NULL included) goes back to dates. */
+void log_set_virtual_clock(log_clock_fn fn, void *userdata);
 
 void log_write(enum log_level level, int verbosity, const char *file,
                int line, const char *fmt, ...)

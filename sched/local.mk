@@ -13,7 +13,7 @@
 # only the cache, the line and the cycle name, with line/ (the definition
 # of struct scheduler). A backend sees the line's scheduler.h: events in,
 # actions out, the cluster to read (tests/cli/test_layers.sh checks it).
-# Within cache/ calls go one way: quota_tree <- cluster (the store) <-
+# Within cache/ calls go one way: quota_tree, history <- cluster (the store) <-
 # workload, queueing <- queues <- events <- the line.
 #
 # libordo-sched.la gathers them (each object once) for the program, the
@@ -46,7 +46,7 @@ sched_cache_libordo_cache_la_SOURCES = \
 	%reldir%/cache/private/qtree_build.h %reldir%/cache/private/qtree_math.h \
 	%reldir%/cache/cluster.c %reldir%/cache/nodes.c %reldir%/cache/removal.c \
 	%reldir%/cache/private/store.h \
-	%reldir%/cache/workload.c %reldir%/cache/queueing.c \
+	%reldir%/cache/workload.c %reldir%/cache/queueing.c %reldir%/cache/history.c \
 	%reldir%/cache/private/workload.h \
 	%reldir%/cache/queues.c %reldir%/cache/private/queues.h \
 	%reldir%/cache/events.c %reldir%/cache/private/events.h
@@ -82,7 +82,8 @@ sched_backend_sim_libordo_sim_la_SOURCES = \
 	%reldir%/backend/sim/sim_int.h %reldir%/backend/sim/sim_events.c \
 	%reldir%/backend/sim/sim_load.c %reldir%/backend/sim/sim_copy.c \
 	%reldir%/backend/sim/sim_pods.c %reldir%/backend/sim/sim_jobs.c \
-	%reldir%/backend/sim/sim_check.c %reldir%/backend/sim/sim_report.c \
+	%reldir%/backend/sim/sim_check.c %reldir%/backend/sim/sim_report.c %reldir%/backend/sim/sim_report_hist.c \
+	%reldir%/backend/sim/sim_explain.c \
 	%reldir%/backend/sim/sim_plot.c %reldir%/backend/sim/sim_plot_int.h \
 	%reldir%/backend/sim/sim_plot_svg.c \
 	%reldir%/backend/sim/sim_plot_usage.c \

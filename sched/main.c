@@ -36,7 +36,11 @@ enum {
     OPT_SIM_CHECK,
     OPT_CYCLE_TIMEOUT,
     OPT_STRICT,
+    OPT_EXPLAIN,
 };
+
+/* --explain may be given this many times. */
+#define EXPLAIN_MAX 64
 
 struct options {
     bool version;
@@ -91,6 +95,9 @@ static void usage(FILE *out)
             "  --strict              a reference to an object not in the "
             "manifests is an error\n"
             "                        (default: a warning)\n"
+            "  --explain NS/NAME     after --sim, what happened to a workload "
+            "and where it\n"
+            "                        stands (repeatable)\n"
             "  -v, --v N             log verbosity\n"
             "  -h, --help            this help\n",
             plugin_default_dir());
@@ -237,10 +244,12 @@ static int simulate(const struct options *o, char **paths, int n)
     }
     int r = watchdog_start(o->cycle_timeout_set ? o->cycle_timeout_ns
                                                 : cfg.cycle_timeout_ns);
-    if (r < 0)
+    if (r < 0) {
         fprintf(stderr, "ordo-scheduler: cycle watchdog: %s\n", strerror(-r));
-    else
-        rc = sim_run(&cfg, &plugins, paths, n, &o->sim_opt) < 0 ? 1 : 0;
+    } else {
+        r = sim_run(&cfg, &plugins, paths, n, &o->sim_opt);
+        rc = r < 0 ? 1 : r == SIM_UNKNOWN_WORKLOAD ? 2 : 0;
+    }
     watchdog_stop();
     plugins_stop(&plugins);
 out:
@@ -266,6 +275,7 @@ int main(int argc, char **argv)
         {"sim-check", no_argument, NULL, OPT_SIM_CHECK},
         {"cycle-timeout", required_argument, NULL, OPT_CYCLE_TIMEOUT},
         {"strict", no_argument, NULL, OPT_STRICT},
+        {"explain", required_argument, NULL, OPT_EXPLAIN},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -273,6 +283,8 @@ int main(int argc, char **argv)
     struct options o = {0};
     o.sim_opt.until_idle = true;
     o.sim_opt.progress = true;
+    static const char *explain[EXPLAIN_MAX]; /* --explain names */
+    size_t n_explain = 0;
     int c;
     while ((c = getopt_long(argc, argv, "hv:", longopts, NULL)) != -1) {
         switch (c) {
@@ -337,6 +349,18 @@ int main(int argc, char **argv)
             break;
         case OPT_STRICT:
             o.strict = o.sim_opt.strict = true;
+            break;
+        case OPT_EXPLAIN:
+            /* The names point into argv, which outlives the run. */
+            if (n_explain == EXPLAIN_MAX) {
+                fprintf(stderr,
+                        "ordo-scheduler: --explain: at most %d workloads\n",
+                        EXPLAIN_MAX);
+                return 2;
+            }
+            explain[n_explain++] = optarg;
+            o.sim_opt.explain = explain;
+            o.sim_opt.n_explain = n_explain;
             break;
         case 'v': {
             char *end;

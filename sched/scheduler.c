@@ -12,6 +12,7 @@
 
 #include "cycle.h"
 #include "log.h"
+#include "queue.h"
 
 /* Cycles run at one instant until one admits nothing; this bounds them
  * when something keeps changing without progress. */
@@ -61,6 +62,32 @@ void scheduler_free(struct scheduler *s)
 const struct cluster *scheduler_cluster(const struct scheduler *s)
 {
     return &s->cluster;
+}
+
+int scheduler_queue_position(struct scheduler *s, const char *key,
+                             struct scheduler_queue_position *ret)
+{
+    const struct workload *w = cluster_workload(&s->cluster, key);
+    *ret = (struct scheduler_queue_position){0};
+    if (!w || w->state != WL_PENDING || !w->queued || !w->cq)
+        return -ENOENT;
+    struct cq *q = w->cq;
+    queue_assign_plugin(s, q);
+    queue_sort(q);
+    for (size_t i = 0; i < q->n_pending; i++) {
+        const struct workload *x = q->pending[i];
+        bool same_lq = strcmp(x->ns, w->ns) == 0 &&
+                       (x->local_queue && w->local_queue
+                            ? strcmp(x->local_queue, w->local_queue) == 0
+                            : x->local_queue == w->local_queue);
+        ret->cq_len++;
+        ret->lq_len += same_lq;
+        if (x == w) {
+            ret->cq_pos = ret->cq_len;
+            ret->lq_pos = ret->lq_len;
+        }
+    }
+    return ret->cq_pos ? 0 : -ENOENT;
 }
 
 void scheduler_get_stats(const struct scheduler *s, struct scheduler_stats *ret)
@@ -183,6 +210,9 @@ static void stop_workload(struct scheduler *s, struct workload *w)
     w->evicted_by_preemptor = false;
     w->evicted_ns = s->cluster.now_ns;
     s->evictions++;
+    (void)workload_note(&s->cluster, w, WL_EV_EVICTED,
+                        w->admitted_cq ? w->admitted_cq->name : NULL,
+                        w->evicted_by, NULL);
     LOG_V(2, "stopping workload wl=\"%s\" by=\"%s\"", w->key, w->evicted_by);
     /* Kueue suspends a job it resumed: its controller makes no new pods
      * until the workload is admitted again. */

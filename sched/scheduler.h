@@ -163,6 +163,19 @@ struct scheduler_stats {
 void scheduler_get_stats(const struct scheduler *s,
                          struct scheduler_stats *ret);
 
+/* Where a pending workload stands: 1-based, in its ClusterQueue's order
+ * (its QUEUE plugin's, the order the cycle takes heads in) among all the
+ * ClusterQueue's pending workloads, and among those of its LocalQueue. */
+struct scheduler_queue_position {
+    size_t cq_pos, cq_len;
+    size_t lq_pos, lq_len;
+};
+/* The position of workload key (*ret). -ENOENT when there is no such
+ * workload or it is not pending in a ClusterQueue. Brings the order up to
+ * date when the pending list changed; decides nothing. */
+int scheduler_queue_position(struct scheduler *s, const char *key,
+                             struct scheduler_queue_position *ret);
+
 /* The ClusterQueues whose usage changed since the last call, by index,
  * into *ret (free it; *ret_n entries): what a backend reports or samples.
  * 0 or -ENOMEM. */

@@ -27,7 +27,8 @@ UNIT_TESTS = \
 	tests/unit/test_events_queues \
 	tests/unit/test_events_meta \
 	tests/unit/test_events_async \
-	tests/unit/test_events_checks
+	tests/unit/test_events_checks \
+	tests/unit/test_history
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -101,6 +102,8 @@ tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
 	sched/backend/sim/sim_plot_int.h sched/backend/sim/sim.h
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_test_sim_output_SOURCES += sched/backend/sim/sim_report_hist.c \
+	sched/cache/history.c
 tests_unit_test_sim_check_SOURCES = tests/unit/test_sim_check.c
 tests_unit_test_sim_check_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_sim_check_CFLAGS = $(UNIT_CFLAGS)
@@ -131,6 +134,9 @@ tests_unit_test_events_checks_SOURCES = tests/unit/test_events_checks.c \
 	$(EVENTS_TEST_SRCS)
 tests_unit_test_events_checks_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_events_checks_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_history_SOURCES = tests/unit/test_history.c
+tests_unit_test_history_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_history_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cluster_scale_SOURCES = tests/unit/test_cluster_scale.c
 tests_unit_test_cluster_scale_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_cluster_scale_CFLAGS = $(UNIT_CFLAGS)
@@ -325,7 +331,8 @@ EXTRA_DIST += tests/scenarios
 
 CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_host_checks.sh tests/cli/test_layers.sh \
-	tests/cli/test_backend_line.sh tests/cli/test_checks.sh
+	tests/cli/test_backend_line.sh tests/cli/test_checks.sh \
+	tests/cli/test_explain.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \

@@ -14,6 +14,7 @@
 #include "grow.h"
 #include "resid.h"
 #include "satmath.h"
+#include "workload.h" /* the history (history.c) */
 
 const char *workload_kind_name(enum wl_kind k)
 {
@@ -101,6 +102,7 @@ void workload_free(struct workload *w)
     for (size_t i = 0; i < w->n_kept; i++)
         object_free(w->kept[i]);
     free(w->kept);
+    workload_history_release(&w->history);
     free(w->key);
     free(w->ns);
     free(w->local_queue);
@@ -424,6 +426,8 @@ void pod_set_state(struct cluster *c, struct pod *p, enum pod_phase_sim s)
         workload_count_pod(w, p, 1);
         /* Out of memory only delays the line's next look at it. */
         (void)cluster_mark_changed(c, w);
+        if (s == PODSTATE_BOUND)
+            workload_note_placed(c, w);
     }
 }
 

@@ -361,6 +361,7 @@ static int delete_owner(struct cluster *c, enum object_kind kind,
     if (!w)
         return 0;
     w->deleting = true;
+    (void)workload_note(c, w, WL_EV_DELETED, NULL, NULL, NULL);
     if (w->state == WL_ADMITTED && w->pods_bound > 0) {
         /* Its quota stays charged until its pods are gone (the garbage
          * collector deletes them); meanwhile nothing preempts or drains

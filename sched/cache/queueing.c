@@ -13,12 +13,19 @@
 #include "log.h"
 #include "resid.h"
 
-void workload_set_reason(struct workload *w, const char *fmt, ...)
+bool workload_set_reason(const struct cluster *c, struct workload *w,
+                         const char *fmt, ...)
 {
+    char text[REASON_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->reason, sizeof(w->reason), fmt, ap);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    if (strcmp(text, w->reason) == 0)
+        return false;
+    memcpy(w->reason, text, sizeof(text));
+    (void)workload_note_reason(c, w, w->reason); /* out of memory: counted */
+    return true;
 }
 
 bool workload_uses_fr(const struct workload *w, const struct flavor *f,
@@ -94,7 +101,7 @@ static struct cq *resolve_cq(struct cluster *c, struct workload *w)
     if (!lq) {
         snprintf(key, sizeof(key), "%s/default", w->ns);
         if (!cluster_find(c->lqs, key)) {
-            workload_set_reason(w,
+            workload_set_reason(c, w,
                                 "no queue: label %s not set and no "
                                 "LocalQueue \"default\" in namespace %s",
                                 LABEL_QUEUE_NAME, w->ns);
@@ -108,18 +115,18 @@ static struct cq *resolve_cq(struct cluster *c, struct workload *w)
     }
     snprintf(key, sizeof(key), "%s/%s", w->ns, lq);
     if (!(e = cluster_find(c->lqs, key))) {
-        workload_set_reason(w, "LocalQueue %s doesn't exist", lq);
+        workload_set_reason(c, w, "LocalQueue %s doesn't exist", lq);
         return NULL;
     }
     const struct local_queue *l = &e->obj->u.local_queue;
     struct cq *q = cluster_cq(c, l->cluster_queue);
     if (!q) {
-        workload_set_reason(w, "ClusterQueue %s doesn't exist",
+        workload_set_reason(c, w, "ClusterQueue %s doesn't exist",
                             l->cluster_queue);
         return NULL;
     }
     if (l->stop_policy != STOP_POLICY_NONE && w->state == WL_PENDING) {
-        workload_set_reason(w, "LocalQueue %s is inactive", lq);
+        workload_set_reason(c, w, "LocalQueue %s is inactive", lq);
         return NULL;
     }
     const struct label_selector *sel =
@@ -136,7 +143,7 @@ static struct cq *resolve_cq(struct cluster *c, struct workload *w)
         /* Kueue queues it all the same (it counts as pending there), never
          * as a head: it is inadmissible until the namespace changes, and
          * blocks nothing, StrictFIFO included. */
-        workload_set_reason(w,
+        workload_set_reason(c, w,
                             "namespace %s is not selected by ClusterQueue "
                             "%s",
                             w->ns, q->name);
@@ -144,7 +151,7 @@ static struct cq *resolve_cq(struct cluster *c, struct workload *w)
         return q;
     }
     if (!q->active && w->state == WL_PENDING) {
-        workload_set_reason(w, "ClusterQueue %s is inactive: %s", q->name,
+        workload_set_reason(c, w, "ClusterQueue %s is inactive: %s", q->name,
                             q->inactive_reason);
         return q; /* queued, but its CQ admits nothing */
     }
@@ -259,9 +266,9 @@ static bool refresh_wpc_priority(struct cluster *c, struct workload *w)
 
 /* The reason of a workload above WORKLOAD_PODS_MAX, whatever else it
  * waits for. */
-static void over_cap_reason(struct workload *w)
+static void over_cap_reason(const struct cluster *c, struct workload *w)
 {
-    workload_set_reason(w,
+    workload_set_reason(c, w,
                         "%s %s has %llu pods; Ordo admits at most %u pods "
                         "per workload",
                         workload_kind_name(w->kind), w->key,
@@ -276,14 +283,15 @@ int workload_enqueue(struct cluster *c, struct workload *w)
     w->cq = NULL;
     if (!refresh_wpc_priority(c, w) && w->state == WL_PENDING) {
         workload_set_reason(
-            w, "WorkloadPriorityClass %s not found",
+            c, w, "WorkloadPriorityClass %s not found",
             strmap_get(&w->top->meta.labels, LABEL_PRIORITY_CLASS));
         if (w->over_cap)
-            over_cap_reason(w);
+            over_cap_reason(c, w);
         return 0;
     }
     if (w->state == WL_ADMITTED) {
         struct cq *q = w->admitted_cq;
+        bool found_running = false;
         if (!q) {
             q = resolve_cq(c, w);
             if (!q)
@@ -292,6 +300,7 @@ int workload_enqueue(struct cluster *c, struct workload *w)
             /* Its controller now sees a queue to give quota back to. */
             if (infer_flavors(w, q) < 0 || cluster_mark_changed(c, w) < 0)
                 return -ENOMEM;
+            found_running = true;
         }
         if (w->flavors && workload_remap_flavors(w, q) < 0)
             return -ENOMEM;
@@ -304,11 +313,15 @@ int workload_enqueue(struct cluster *c, struct workload *w)
         if (cq_add_admitted(q, w) < 0)
             return -ENOMEM;
         cq_charge(q, w, 1);
+        if (found_running) {
+            (void)workload_note_admitted(c, w); /* out of memory: counted */
+            workload_note_placed(c, w);
+        }
         return 0;
     }
     struct cq *q = resolve_cq(c, w);
     if (w->over_cap)
-        over_cap_reason(w); /* queued, never a head (queue_head) */
+        over_cap_reason(c, w); /* queued, never a head (queue_head) */
     if (!q)
         return 0;
     w->cq = q;
@@ -352,18 +365,30 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
     free(w->charges);
     w->charges = NULL;
     w->n_charges = 0;
-    workload_set_reason(w, "evicted: %s%s%s%s%s",
-                        strchr(w->evicted_by, '/') ? "preempted by " : "",
-                        w->evicted_by, w->evict_class ? " (" : "",
-                        w->evict_class ? w->evict_class : "",
-                        w->evict_class ? ")" : "");
-    if (w->kind == WL_POD || (w->kind == WL_POD_GROUP && w->not_retriable)) {
-        /* A plain pod has no controller to make it again: once evicted it
-         * is done, and so is a group marked retriable-in-group "false"
-         * (Kueue finishes such a workload too). */
+    /* A plain pod has no controller to make it again: once evicted it is
+     * done, and so is a group marked retriable-in-group "false" (Kueue
+     * finishes such a workload too). */
+    bool done =
+        w->kind == WL_POD || (w->kind == WL_POD_GROUP && w->not_retriable);
+    if (!done)
+        (void)workload_note(c, w, WL_EV_REQUEUED, NULL, NULL, NULL);
+    /* The reason stays for the record; only a requeued one waits. */
+    char why[REASON_MAX];
+    snprintf(why, sizeof(why), "evicted: %s%s%s%s%s",
+             strchr(w->evicted_by, '/') ? "preempted by " : "", w->evicted_by,
+             w->evict_class ? " (" : "", w->evict_class ? w->evict_class : "",
+             w->evict_class ? ")" : "");
+    if (!done)
+        workload_set_reason(c, w, "%s", why);
+    else
+        memcpy(w->reason, why, sizeof(why));
+    if (done) {
         w->state = WL_FINISHED;
         w->finished_ns = c->now_ns;
         w->has_finished = true;
+        (void)workload_note(c, w, WL_EV_FINISHED, NULL,
+                            "evicted, and nothing makes its pods again",
+                            NULL);
         return;
     }
     if (w->kind == WL_POD_GROUP)
@@ -403,6 +428,9 @@ void workload_finish(struct cluster *c, struct workload *w)
     w->finished_ns = c->now_ns;
     w->has_finished = true;
     w->reason[0] = '\0';
+    (void)workload_note(c, w, WL_EV_FINISHED,
+                        w->admitted_cq ? w->admitted_cq->name : NULL, NULL,
+                        NULL);
     /* Quota came free: parked workloads may fit now. */
     cluster_wake_parked(c);
 }

@@ -109,6 +109,7 @@ static int wl_insert(struct cluster *c, struct workload *w)
     w->seq = c->next_seq++;
     w->over_cap = w->pods_wanted > WORKLOAD_PODS_MAX;
     HASH_ADD_KEYPTR(hh, c->workloads, w->key, strlen(w->key), w);
+    (void)workload_note(c, w, WL_EV_CREATED, NULL, NULL, NULL);
     if (cluster_mark_changed(c, w) < 0)
         return -ENOMEM;
     return cluster_mark_fresh(c, w);

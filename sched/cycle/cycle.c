@@ -122,7 +122,7 @@ static int collect_heads(struct ordo_cycle *cy, struct entries *es)
         if (!head)
             continue;
         if (!cq->active) {
-            workload_set_reason(head, "ClusterQueue %s is inactive: %s",
+            workload_set_reason(c, head, "ClusterQueue %s is inactive: %s",
                                 cq->name, cq->inactive_reason);
             continue;
         }
@@ -237,6 +237,7 @@ static int commit(struct ordo_cycle *cy, struct entry *e,
     wl->reason[0] = '\0';
     cq_queue_remove(cq, wl);
     cq_charge(cq, wl, 1);
+    (void)workload_note_admitted(cy->c, wl); /* out of memory: counted */
     LOG_V(2, "admitted workload wl=\"%s\" cq=\"%s\" pods=%zu", wl->key,
           cq->name, pl->n);
     if (!wl->suspended) {
@@ -260,7 +261,8 @@ static void not_admitted(struct ordo_cycle *cy, struct entry *e)
 {
     struct workload *wl = e->wl;
     struct ordo_plugin *qp = wl->cq->queue_plugin;
-    workload_set_reason(wl, "%s", e->reason);
+    /* Logged when it changes, not each cycle it stays the same. */
+    bool changed = workload_set_reason(cy->c, wl, "%s", e->reason);
     enum ordo_verdict v =
         e->verdict == ORDO_OK ? ORDO_UNSCHEDULABLE : e->verdict;
     struct watchdog_mark m;
@@ -276,8 +278,9 @@ static void not_admitted(struct ordo_cycle *cy, struct entry *e)
         wl->parked_gen = e->gen;
         cy->s->parked++; /* the queue moved on: worth another cycle */
     }
-    LOG_V(3, "workload not admitted wl=\"%s\" reason=\"%s\"", wl->key,
-          e->reason);
+    if (changed)
+        LOG_V(3, "workload not admitted wl=\"%s\" reason=\"%s\"", wl->key,
+              e->reason);
 }
 
 /* PREEMPT: victims through the PREEMPT plugin. *ret_waits when preemptions
@@ -295,7 +298,7 @@ static int preempt_entry(struct ordo_cycle *cy, struct entry *e,
     if (r < 0)
         return r;
     if (outcome == PREEMPT_ISSUED) {
-        workload_set_reason(e->wl, "%s", e->reason);
+        workload_set_reason(cy->c, e->wl, "%s", e->reason);
         preempt_hold_usage(&cy->c->tree, e, 1);
         *ret_waits = true;
         return 0;
@@ -313,7 +316,7 @@ static bool quota_still_fits(struct ordo_cycle *cy, struct entry *e)
 {
     if (entry_quota_recheck(cy, e, e->reason, sizeof(e->reason)))
         return true;
-    workload_set_reason(e->wl, "%s", e->reason);
+    workload_set_reason(cy->c, e->wl, "%s", e->reason);
     return false;
 }
 
@@ -355,7 +358,7 @@ static int process_entry(struct ordo_cycle *cy, struct entry *e,
     e->done = true;
     cluster_release_room(e->wl);
     if (e->wl->suspended && !cy->s->backend->resume) {
-        workload_set_reason(e->wl, "suspended, and this backend cannot "
+        workload_set_reason(cy->c, e->wl, "suspended, and this backend cannot "
                                    "resume jobs");
         return 0;
     }

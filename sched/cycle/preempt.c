@@ -234,6 +234,9 @@ void preempt_evict(struct ordo_cycle *cy, struct workload *victim,
     victim->evicted_by_preemptor = preemptor;
     victim->evicted_ns = cy->s->cluster.now_ns;
     cy->s->evictions++;
+    (void)workload_note(cy->c, victim, WL_EV_EVICTED,
+                        victim->admitted_cq ? victim->admitted_cq->name : NULL,
+                        class ? class : by, preemptor ? by : NULL);
     LOG_V(2, "evicting workload wl=\"%s\" by=\"%s\" reason=%s", victim->key, by,
           class ? class : "-");
     /* Kueue suspends a job it resumed: its controller makes no new pods

@@ -79,7 +79,7 @@ struct workload *queue_head(const struct cluster *c, struct cq *cq)
             continue;
         w->parked = false;
         if (!workload_ready(w)) {
-            workload_set_reason(w, "waiting for the pods of the workload to "
+            workload_set_reason(c, w, "waiting for the pods of the workload to "
                                    "be created");
             if (strict && (w->kind == WL_JOB || w->kind == WL_JOBSET))
                 return NULL;

@@ -8,7 +8,7 @@
 #     includes a private header does not build, while one that uses
 #     scheduler.h does;
 #   - the simulator's objects reference no symbol of the cache, the line or
-#     the cycle that scheduler.h, cluster.h and quota_tree.h do not
+#     the cycle that scheduler.h, cluster.h, quota_tree.h and history.h do not
 #     declare (checked with nm; an object that does is caught).
 # scripts/check-layers (test_layers.sh) checks circles of calls and file
 # sizes.
@@ -102,7 +102,7 @@ fi
 nm --defined-only -g "${cache_objs[@]}" "${line_objs[@]}" "${cycle_objs[@]}" |
     awk 'NF == 3 {print $3}' | sort -u >"$tmp/inner"
 cat "$src/sched/scheduler.h" "$src/sched/cache/cluster.h" \
-    "$src/sched/cache/quota_tree.h" |
+    "$src/sched/cache/quota_tree.h" "$src/sched/cache/history.h" |
     grep -oE '\b[a-z_][a-z0-9_]*\(' | tr -d '(' | sort -u >"$tmp/public"
 
 # private_refs OBJ...: the symbols the objects take from the inner layers
@@ -114,7 +114,7 @@ private_refs() {
 
 bad=$(private_refs "${sim_objs[@]}")
 if [ -z "$bad" ]; then
-    ok "the simulator references only scheduler.h, cluster.h, quota_tree.h"
+    ok "the simulator references only scheduler.h, cluster.h, quota_tree.h, history.h"
 else
     not_ok "the simulator references private symbols" "$bad"
 fi

@@ -906,11 +906,58 @@ static void check_times(struct run *r, struct json_object *w, const char *name,
     }
 }
 
+/* Admission periods: each has a ClusterQueue and its admission time; one
+ * that ended ended at or after it, evicted or finished; every period that
+ * ended finished was placed whole first (gangs are bound whole); the last
+ * period of an admitted workload is open. */
+static void check_admissions(struct run *r, struct json_object *w)
+{
+    const char *name = jstr(w, "name") ? jstr(w, "name") : "?";
+    const char *state = jstr(w, "state") ? jstr(w, "state") : "";
+    struct json_object *adms = jget(w, "admissions", NULL);
+    if (!json_object_is_type(adms, json_type_array)) {
+        fail_at(r, "invariant: workload %s: no admissions list", name);
+        return;
+    }
+    size_t n = jlen(adms);
+    for (size_t k = 0; k < n; k++) {
+        struct json_object *a = json_object_array_get_idx(adms, k);
+        const char *end = jstr(a, "end");
+        int64_t t0 = 0, t1 = 0;
+        if (!jstr(a, "cq") || !report_time_ms(jget(a, "admitted", NULL), &t0))
+            fail_at(r,
+                    "invariant: workload %s: admission %zu: no cq or "
+                    "admitted time",
+                    name, k);
+        if (end && (!report_time_ms(jget(a, "ended", NULL), &t1) || t1 < t0))
+            fail_at(r,
+                    "invariant: workload %s: admission %zu: ended %s "
+                    "before it was admitted",
+                    name, k, jtext(jget(a, "ended", NULL)));
+        if (end && strcmp(end, "finished") == 0 && !jget(a, "placed", NULL))
+            fail_at(r,
+                    "invariant: workload %s: admission %zu finished "
+                    "without all its pods placed (gangs are bound whole)",
+                    name, k);
+        if (!end && k + 1 < n)
+            fail_at(r,
+                    "invariant: workload %s: admission %zu is open but "
+                    "not the last",
+                    name, k);
+    }
+    if (strcmp(state, "admitted") == 0 &&
+        (n == 0 || jstr(json_object_array_get_idx(adms, n - 1), "end") != NULL))
+        fail_at(r,
+                "invariant: workload %s: admitted, but its last admission "
+                "period is not open",
+                name);
+}
+
 /* What holds for every report: a workload's times agree with its state
- * and with each other; a gang is bound whole (an admitted or finished
- * workload had every pod of each pod set on a node; nodes lists them all,
- * and also the earlier pods of a Job that runs in waves, so at least
- * count) or not at all (a workload never admitted has no pod on a node);
+ * and with each other; a gang is bound whole (an admitted workload has
+ * every pod of each pod set on a node, at least count of them with a Job
+ * that runs in waves; a finished one's admissions were placed before they
+ * finished) or not at all (a workload never admitted has no pod on a node);
  * ClusterQueue counters agree with the workloads; no ClusterQueue is over
  * its nominal quota. */
 static void check_invariants(struct run *r, struct json_object *report,
@@ -957,7 +1004,10 @@ static void check_invariants(struct run *r, struct json_object *report,
             const char *psn = jstr(ps, "name") ? jstr(ps, "name") : "?";
             int64_t count = json_object_get_int64(jget(ps, "count", NULL));
             size_t nodes = jlen(jget(ps, "nodes", NULL));
-            if ((admitted || finished) && (int64_t)nodes < count)
+            /* Nodes are where the pods are now: an admitted gang has them
+             * all; a finished one's may be gone (evicted, deleted), so its
+             * admission periods say it was placed whole. */
+            if (admitted && (int64_t)nodes < count)
                 fail_at(r,
                         "invariant: workload %s: %s with %zu of %" PRId64
                         " pods of pod set %s on nodes (gangs are bound whole)",
@@ -969,6 +1019,8 @@ static void check_invariants(struct run *r, struct json_object *report,
                         name, nodes, psn, jtext(jget(ps, "nodes", NULL)));
         }
     }
+    for (size_t i = 0; i < jlen(wls); i++)
+        check_admissions(r, json_object_array_get_idx(wls, i));
     struct json_object *cqs = jget(report, "clusterQueues", NULL);
     for (size_t i = 0; i < jlen(cqs); i++) {
         struct json_object *q = json_object_array_get_idx(cqs, i);

@@ -51,6 +51,32 @@ static void test_format(void **state)
     log_set_clock(NULL, NULL);
 }
 
+static long long virtual_clock(void *userdata)
+{
+    return *(const long long *)userdata;
+}
+
+/* The simulator's clock: seconds since the start of the run, no date. */
+static void test_virtual_clock(void **state)
+{
+    long long now = 12500000000LL + 999999; /* 12.500999s: milliseconds */
+    log_set_virtual_clock(virtual_clock, &now);
+    log_set_verbosity(1);
+    char *out = capture(emit_levels);
+    assert_contains(out, "I[  12.500s] test_log.c:");
+    assert_contains(out, "W[  12.500s] test_log.c:");
+    now = 3723LL * 1000000000LL;
+    out = capture(emit_levels);
+    assert_contains(out, "E[3723.000s] test_log.c:");
+    /* log_set_clock goes back to dates. */
+    log_set_clock(fixed_clock, NULL);
+    out = capture(emit_levels);
+    assert_contains(out, "I1202 15:04:05.000123 test_log.c:");
+    assert_null(strstr(out, "s] "));
+    log_set_clock(NULL, NULL);
+    log_set_verbosity(0);
+}
+
 static void test_verbosity(void **state)
 {
     log_set_verbosity(-3);
@@ -64,6 +90,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format),
+        cmocka_unit_test(test_virtual_clock),
         cmocka_unit_test(test_verbosity),
     };
     return cmocka_run_group_tests_name("log", tests, NULL, NULL);

@@ -418,7 +418,7 @@ static void test_report(void **state)
 
     /* Finished Job. */
     struct json_object *w = json_object_array_get_idx(wls, 0);
-    assert_int_equal(json_object_object_length(w), 15);
+    assert_int_equal(json_object_object_length(w), 18);
     assert_field_str(w, "kind", "Job");
     assert_field_str(w, "localQueue", "lq-a");
     assert_field_str(w, "clusterQueue", "team-a");
@@ -528,6 +528,92 @@ static void test_report(void **state)
     free(path);
 }
 
+/* The history and the admission periods of a workload evicted once and
+ * admitted again; its pod set's nodes are where its pods are now: not
+ * the evicted pod's (its node cleared), nor the node a pod of the first
+ * admission succeeded on. */
+static void test_report_history(void **state)
+{
+    struct fixture *fx = *state;
+    struct workload *w = &fx->wl[0]; /* ns1/job-b, admitted */
+    struct wl_event ev[] = {
+        {0, WL_EV_CREATED, NULL, NULL, NULL},
+        {0, WL_EV_WAITING, "team-a", "insufficient quota", NULL},
+        {S(1), WL_EV_ADMITTED, "team-a", "main: cpu=on-demand", NULL},
+        {S(1), WL_EV_PLACED, "team-a", NULL, NULL},
+        {S(2), WL_EV_EVICTED, "team-a", "InClusterQueue", "ns1/urgent"},
+        {S(2), WL_EV_REQUEUED, NULL, NULL, NULL},
+        {MS(2500), WL_EV_ADMITTED, "team-a", "main: cpu=on-demand", NULL},
+        {MS(2500), WL_EV_PLACED, "team-a", NULL, NULL},
+    };
+    w->history = (struct wl_history){.n = 8, .cap = 8, .ev = ev};
+    w->evictions = 1;
+    struct sim_pod_ran pods[] = {
+        {0, NULL, 0},     /* evicted: nowhere now */
+        {0, "node-3", 0}, /* succeeded in the first admission */
+        {0, "node-1", 1},
+        {0, "node-2", 1},
+    };
+    const struct sim_pod_ran *list[] = {&pods[0], &pods[1], &pods[2], &pods[3]};
+    struct sim_ran *ran = NULL;
+    struct sim_ran r = {.key = "ns1/job-b", .n = 4, .cap = 4, .pods = list};
+    HASH_ADD_KEYPTR(hh, ran, r.key, strlen(r.key), &r);
+
+    char *path = temp_path();
+    struct err e = {{0}};
+    assert_int_equal(sim_report_write(&fx->c, ran, S(65), path, &e), 0);
+    HASH_CLEAR(hh, ran);
+    w->history = (struct wl_history){0};
+    struct json_object *root = json_object_from_file(path);
+    assert_non_null(root);
+    struct json_object *j =
+        json_object_array_get_idx(field(root, "workloads"), 1);
+    assert_field_str(j, "name", "ns1/job-b");
+    assert_strings(podset(j, 0), "nodes", 2, "node-1", "node-2");
+    assert_field_int(j, "historyDropped", 0);
+
+    struct json_object *h = field(j, "history");
+    assert_int_equal(json_object_array_length(h), 8);
+    struct json_object *x = json_object_array_get_idx(h, 1);
+    assert_field_int(x, "t", 0);
+    assert_field_str(x, "type", "waiting");
+    assert_field_str(x, "cq", "team-a");
+    assert_field_str(x, "detail", "insufficient quota");
+    assert_field_null(x, "by");
+    x = json_object_array_get_idx(h, 4);
+    assert_field_int(x, "t", 2);
+    assert_field_str(x, "type", "evicted");
+    assert_field_str(x, "by", "ns1/urgent");
+    assert_field_str(json_object_array_get_idx(h, 5), "type", "requeued");
+
+    struct json_object *a = field(j, "admissions");
+    assert_int_equal(json_object_array_length(a), 2);
+    x = json_object_array_get_idx(a, 0);
+    assert_field_str(x, "cq", "team-a");
+    assert_field_str(x, "flavors", "main: cpu=on-demand");
+    assert_field_int(x, "admitted", 1);
+    assert_field_int(x, "placed", 1);
+    assert_field_int(x, "ended", 2);
+    assert_field_str(x, "end", "evicted");
+    assert_field_str(x, "evictedBy", "ns1/urgent");
+    assert_field_str(x, "reason", "InClusterQueue");
+    x = json_object_array_get_idx(a, 1);
+    assert_field_double(x, "admitted", 2.5);
+    assert_field_double(x, "placed", 2.5);
+    assert_field_null(x, "ended");
+    assert_field_null(x, "end");
+    assert_field_null(x, "evictedBy");
+    assert_field_null(x, "reason");
+
+    /* A workload with no history has empty lists. */
+    j = json_object_array_get_idx(field(root, "workloads"), 4);
+    assert_int_equal(json_object_array_length(field(j, "history")), 0);
+    assert_int_equal(json_object_array_length(field(j, "admissions")), 0);
+    json_object_put(root);
+    unlink(path);
+    free(path);
+}
+
 static void test_report_empty(void **state)
 {
     (void)state;
@@ -559,7 +645,8 @@ static void test_report_error(void **state)
 
     /* Write errors show up too (when the data is flushed). */
     if (access("/dev/full", W_OK) == 0) {
-        assert_int_equal(sim_report_write(&fx->c, NULL, 0, "/dev/full", &e), -ENOSPC);
+        assert_int_equal(sim_report_write(&fx->c, NULL, 0, "/dev/full", &e),
+                         -ENOSPC);
         assert_string_equal(e.msg, "/dev/full: No space left on device");
     }
 }
@@ -873,6 +960,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_report, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_report_history, setup, teardown),
         cmocka_unit_test(test_report_empty),
         cmocka_unit_test_setup_teardown(test_report_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary, setup, teardown),

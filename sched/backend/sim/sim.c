@@ -331,6 +331,13 @@ static int sim_loop(struct sim *sm)
     return 0;
 }
 
+/* Log lines carry virtual time (log_set_virtual_clock). */
+static long long sim_log_clock(void *data)
+{
+    const struct sim *sm = data;
+    return sm->now_ns;
+}
+
 int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             char **paths, int n_paths, const struct sim_options *opt)
 {
@@ -340,6 +347,7 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
     if (r == 0 && !(sm.copies = arena_new()))
         r = -ENOMEM;
     sm.tty = opt->progress && isatty(STDERR_FILENO);
+    log_set_virtual_clock(sim_log_clock, &sm);
     if (r == 0)
         r = sim_load(&sm, paths, n_paths);
     if (r == 0)
@@ -366,7 +374,11 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             fprintf(stderr, "ordo-scheduler: --plot: %s\n", e.msg);
             r = -EIO;
         }
+        for (size_t i = 0; r >= 0 && i < opt->n_explain; i++)
+            if (sim_explain(out, stderr, sm.s, sm.ran, opt->explain[i]) < 0)
+                r = SIM_UNKNOWN_WORKLOAD;
     }
+    log_set_clock(NULL, NULL);
     sim_heap_release(&sm.heap);
     free(sm.history.samples);
     sim_last_values_free(&sm.last);

@@ -51,11 +51,19 @@ struct sim_options {
     bool check;         /* check invariants after every instant */
     bool strict;        /* --strict: a missing reference stops the load */
     FILE *out;          /* summary table; stdout */
+    /* --explain NAMESPACE/NAME (repeatable): printed after the run. */
+    const char *const *explain;
+    size_t n_explain;
 };
 
+/* sim_run's answer when an --explain name is no workload's (after the
+ * rest of the run's output and the error naming it). */
+#define SIM_UNKNOWN_WORKLOAD 1
+
 /* Loads paths, runs the simulation with the started plugins, prints the
- * summary and writes the report and plots. Returns 0, or a negative errno
- * after printing why (bad manifests, I/O). */
+ * summary, writes the report and plots and explains the workloads asked
+ * for. Returns 0, SIM_UNKNOWN_WORKLOAD, or a negative errno after printing
+ * why (bad manifests, I/O). */
 int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             char **paths, int n_paths, const struct sim_options *opt);
 
@@ -65,7 +73,12 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
  * record leaves the cluster when the pod is deleted, this stays. */
 struct sim_pod_ran {
     uint32_t podset;
-    const char *node; /* the last node it was bound to; NULL: never */
+    /* The node it runs on, or ran on and succeeded; NULL: never bound, or
+     * deleted while it ran (evicted: it is nowhere now). */
+    const char *node;
+    /* Its workload's admission it ran in (the workload's evictions then):
+     * the report lists only the current or last admission's. */
+    uint32_t admission;
 };
 
 /* The pods that joined one workload, in the order they did. */
@@ -76,8 +89,9 @@ struct sim_ran {
     UT_hash_handle hh;
 };
 
-/* Writes the ordo.dev/sim-report/v1 JSON document; a pod set's nodes come
- * from ran (by workload key), or from the cluster's pods when ran is NULL.
+/* Writes the ordo.dev/sim-report/v1 JSON document; a pod set's nodes (where
+ * its pods are now) come from ran (by workload key), or from the cluster's
+ * pods when ran is NULL.
  * 0 or -errno with e. */
 int sim_report_write(const struct cluster *c, const struct sim_ran *ran,
                      int64_t end_ns, const char *path, struct err *e);

@@ -174,6 +174,27 @@ void sim_copy_release(struct object *c);
  * negative errno after printing why. */
 int sim_load(struct sim *sm, char **paths, int n_paths);
 
+/* ---- the report's history (sim_report_hist.c) --------------------------- */
+
+struct json_object;
+
+/* Seconds as a JSON number: an integer when whole, else the exact decimal
+ * text with up to three fraction digits ("12.5"). NULL: out of memory. */
+struct json_object *sim_json_seconds(int64_t ns);
+/* w's history, [{t, type, cq, detail, by}] (new reference, or NULL). */
+struct json_object *sim_history_json(const struct workload *w);
+/* w's admission periods, oldest first, [{cq, flavors, admitted, placed,
+ * ended, end, evictedBy, reason}] (new reference, or NULL). */
+struct json_object *sim_admissions_json(const struct workload *w);
+
+/* ---- --explain (sim_explain.c) ------------------------------------------ */
+
+/* Prints on out what happened to workload key and where it stands now
+ * (ran: the simulator's records of its pods). 0, or -ENOENT after printing
+ * on err that there is no such workload, with the closest names. */
+int sim_explain(FILE *out, FILE *err, struct scheduler *s,
+                const struct sim_ran *ran, const char *key);
+
 /* ---- the simulation (sim.c) --------------------------------------------- */
 
 struct arena;

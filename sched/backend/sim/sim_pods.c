@@ -136,6 +136,10 @@ static void job_count(struct sim_pod *sp, int sign)
 static int pod_move(struct sim *sm, struct sim_pod *sp, enum sim_pod_state s)
 {
     sm->n_gone += s == SP_GONE && sp->state != SP_GONE;
+    /* Deleted while it ran (evicted, its node gone): it runs nowhere now;
+     * one that succeeded keeps where it ran. */
+    if (s == SP_GONE && sp->state != SP_DONE)
+        sp->ran.node = NULL;
     job_count(sp, -1);
     sp->state = s;
     job_count(sp, 1);
@@ -253,6 +257,7 @@ int sim_pod_started(struct sim *sm, struct sim_pod *sp, const struct pod *p,
 {
     sp->state = SP_RUNNING;
     sp->ran.node = node;
+    sp->ran.admission = p->wl ? p->wl->evictions : 0;
     sp->run++;
     /* Its end, unless that is beyond the end of time. */
     bool forever;

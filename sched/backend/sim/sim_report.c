@@ -6,6 +6,7 @@
  * gives them in seconds, exact to the millisecond (integers when whole), and
  * quantities in their canonical Kubernetes form. */
 #include "sim.h"
+#include "sim_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -135,20 +136,9 @@ static int sorted_workloads(const struct cluster *c, struct workload ***ret,
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-/* Seconds as a JSON number: an integer when whole, else the exact decimal
- * text with up to three fraction digits ("12.5"). */
 static struct json_object *json_seconds(int64_t ns)
 {
-    int64_t ms = ns_to_ms(ns);
-    if (ms % 1000 == 0)
-        return json_object_new_int64(ms / 1000);
-    uint64_t mag = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;
-    char buf[40];
-    int len = snprintf(buf, sizeof(buf), "%s%" PRIu64 ".%03" PRIu64,
-                       ms < 0 ? "-" : "", mag / 1000, mag % 1000);
-    while (len > 0 && buf[len - 1] == '0')
-        buf[--len] = '\0';
-    return json_object_new_double_s((double)ms / 1000.0, buf);
+    return sim_json_seconds(ns); /* sim_report_hist.c */
 }
 
 /* Adds key: value to obj, taking value; -ENOMEM when either failed (value
@@ -242,17 +232,18 @@ static struct json_object *podset_json(const struct workload *w,
     nodes = json_object_new_array();
     if (!nodes)
         goto fail;
-    /* Every pod that was bound, evicted ones included (the simulator's
-     * records); without them, the pods the cluster holds. */
+    /* Where its pods are now: bound, or ran and succeeded, in the current
+     * or last admission (the simulator's records keep deleted pods that
+     * succeeded); without them, the pods the cluster holds. */
     for (size_t i = 0; ran && i < ran->n; i++) {
         const struct sim_pod_ran *p = ran->pods[i];
-        if (p->node && p->podset == ps &&
+        if (p->node && p->podset == ps && p->admission == w->evictions &&
             append(nodes, json_object_new_string(p->node)) < 0)
             goto fail;
     }
     for (size_t i = 0; !ran && i < w->n_pods; i++) {
         const struct pod *p = w->pods[i];
-        if (p && p->node && p->podset == ps &&
+        if (p && p->node && p->podset == ps && p->state != PODSTATE_GONE &&
             append(nodes, json_object_new_string(p->node->name)) < 0)
             goto fail;
     }
@@ -323,13 +314,19 @@ static struct json_object *workload_json(const struct workload *w,
             preempted ? json_object_new_string(w->evicted_by) : NULL,
             !preempted) < 0 ||
         put(obj, "preemptionReason",
-            preempted && w->evict_class
-                ? json_object_new_string(w->evict_class)
-                : NULL,
+            preempted && w->evict_class ? json_object_new_string(w->evict_class)
+                                        : NULL,
             !(preempted && w->evict_class)) < 0 ||
         put(obj, "reason",
             w->reason[0] ? json_object_new_string(w->reason) : NULL,
             !w->reason[0]) < 0)
+        goto fail;
+    /* What happened to it, and every admission period, not only the
+     * last. */
+    if (put(obj, "history", sim_history_json(w), false) < 0 ||
+        put(obj, "historyDropped",
+            json_object_new_int64((int64_t)w->history.n_dropped), false) < 0 ||
+        put(obj, "admissions", sim_admissions_json(w), false) < 0)
         goto fail;
     podsets = json_object_new_array();
     if (!podsets)
@@ -400,9 +397,8 @@ static struct json_object *cq_json(const struct cq *q,
     return obj;
 }
 
-static struct json_object *report_json(const struct cluster *c,
-                                       const struct sim_ran *ran,
-                                       int64_t end_ns)
+static struct json_object *
+report_json(const struct cluster *c, const struct sim_ran *ran, int64_t end_ns)
 {
     struct workload **v = NULL;
     size_t n = 0;

@@ -78,9 +78,12 @@ bool workload_ready(const struct workload *w);
 /* Pods of pod set ps that have no node yet (O(1)). */
 uint32_t workload_pending_pods(const struct workload *w, uint32_t ps);
 
-/* Sets w->reason (printf rules). */
-void workload_set_reason(struct workload *w, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* Sets w->reason (printf rules); a reason that differs from the last
+ * one is noted in its history (WL_EV_WAITING). Returns whether the text
+ * changed: callers log a reason only then. */
+bool workload_set_reason(const struct cluster *c, struct workload *w,
+                         const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* An evicted workload whose pods are gone: releases its quota, clears its
  * admission and queues it again (keeping its creation time for order). */
@@ -95,5 +98,28 @@ void workload_finish(struct cluster *c, struct workload *w);
  * its Job's status says it completed (a pod group when all its pods
  * succeeded, a pod when it did). */
 void workload_progress(struct cluster *c, struct workload *w);
+
+/* ---- history (history.c) ------------------------------------------------ */
+
+/* Appends an event at c->now_ns to w's history; cq, detail and by (any
+ * may be NULL) are copied. Keeps at most WL_HISTORY_MAX events (history.h
+ * says which go first). 0, or -ENOMEM (the event is lost and counted in
+ * n_dropped). */
+int workload_note(const struct cluster *c, struct workload *w,
+                  enum wl_event_type type, const char *cq, const char *detail,
+                  const char *by);
+/* Notes WL_EV_WAITING with reason when it differs from the last WAITING
+ * note since w's last admission (a new pending period notes it again).
+ * Returns whether it noted. */
+bool workload_note_reason(const struct cluster *c, struct workload *w,
+                          const char *reason);
+/* Notes WL_EV_ADMITTED: w's admitted ClusterQueue and its flavors from its
+ * charges ("podset: resource=flavor, ..."). 0 or -ENOMEM. */
+int workload_note_admitted(const struct cluster *c, struct workload *w);
+/* Notes WL_EV_PLACED once per admission, when every pod of admitted w has
+ * a node (or succeeded): called as a pod is bound. */
+void workload_note_placed(const struct cluster *c, struct workload *w);
+/* Frees the events (workload_free). Accepts NULL. */
+void workload_history_release(struct wl_history *h);
 
 #endif
