@@ -92,7 +92,7 @@ tests_unit_test_quota_tree_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
 	sched/backend/sim/sim_report.c sched/backend/sim/sim_plot.c \
 	sched/backend/sim/sim_plot_usage.c sched/backend/sim/sim_plot_timeline.c \
-	sched/backend/sim/sim_plot_svg.c \
+	sched/backend/sim/sim_plot_svg.c sched/backend/sim/sim_summary.c \
 	sched/backend/sim/sim_plot_int.h sched/backend/sim/sim.h
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
