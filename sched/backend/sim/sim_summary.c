@@ -5,6 +5,7 @@
 #include "sim.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "resid.h"
 
 #define NS_PER_MS INT64_C(1000000)
+#define NO_CQ_ROW "(no ClusterQueue)"
 
 /* Byte-sized resources print as 1Gi, everything else as 1500m or 2k. */
 static enum quantity_format resource_format(const char *name)
@@ -53,30 +55,40 @@ static long cq_slot(const struct cluster *c, const struct cq *q)
     return -1;
 }
 
+/* The ClusterQueue a workload counts under: where it was admitted once
+ * admitted, else where it waits; a finished one that was evicted (a bare
+ * pod is done once evicted) has no admission left and counts where it
+ * waited. */
+static const struct cq *wl_summary_cq(const struct workload *w)
+{
+    if (w->state != WL_PENDING && w->admitted_cq)
+        return w->admitted_cq;
+    return w->cq;
+}
+
 /* Workloads per ClusterQueue (by slot) and state, in one pass over the
- * workloads: pending ones where they wait, the others where they were
- * admitted. */
+ * workloads; slot n_cqs holds those without a (known) ClusterQueue, so
+ * that the rows add up to the total. */
 struct cq_counts {
     uint64_t pending, admitted, finished;
 };
 
 static struct cq_counts *count_per_cq(const struct cluster *c)
 {
-    struct cq_counts *v = calloc(c->n_cqs ? c->n_cqs : 1, sizeof(*v));
+    struct cq_counts *v = calloc((size_t)c->n_cqs + 1, sizeof(*v));
     if (!v)
         return NULL;
     struct workload *w, *tmp;
     HASH_ITER(hh, c->workloads, w, tmp)
     {
-        long i = cq_slot(c, w->state == WL_PENDING ? w->cq : w->admitted_cq);
-        if (i < 0)
-            continue;
+        long i = cq_slot(c, wl_summary_cq(w));
+        struct cq_counts *n = &v[i < 0 ? c->n_cqs : (uint32_t)i];
         if (w->state == WL_PENDING)
-            v[i].pending++;
+            n->pending++;
         else if (w->state == WL_ADMITTED)
-            v[i].admitted++;
+            n->admitted++;
         else
-            v[i].finished++;
+            n->finished++;
     }
     return v;
 }
@@ -141,7 +153,12 @@ static void print_usage(FILE *out, const struct cq *q)
 
 void sim_summary_print(FILE *out, const struct cluster *c, int64_t end_ns)
 {
-    int width = (int)strlen("CLUSTERQUEUE");
+    struct cq_counts *counts = count_per_cq(c);
+    /* Workloads no ClusterQueue of the cluster is named for (no local
+     * queue, or one that leads nowhere): a row of their own. */
+    const struct cq_counts *none = counts ? &counts[c->n_cqs] : NULL;
+    bool none_row = none && none->pending + none->admitted + none->finished;
+    int width = (int)strlen(none_row ? NO_CQ_ROW : "CLUSTERQUEUE");
     for (uint32_t i = 0; i < c->n_cqs; i++) {
         size_t len = strlen(c->cqs_v[i]->name);
         if (len > (size_t)width)
@@ -149,8 +166,7 @@ void sim_summary_print(FILE *out, const struct cluster *c, int64_t end_ns)
     }
     fprintf(out, "%-*s%10s%10s%10s  %s\n", width, "CLUSTERQUEUE", "PENDING",
             "ADMITTED", "FINISHED", "USAGE (of nominal)");
-    struct cq_counts *counts = count_per_cq(c);
-    if (!counts && c->n_cqs)
+    if (!counts)
         fputs("(out of memory: no rows per ClusterQueue)\n", out);
     for (uint32_t i = 0; counts && i < c->n_cqs; i++) {
         const struct cq *q = c->cqs_v[i];
@@ -160,6 +176,9 @@ void sim_summary_print(FILE *out, const struct cluster *c, int64_t end_ns)
         print_usage(out, q);
         fputc('\n', out);
     }
+    if (none_row)
+        fprintf(out, "%-*s%10" PRIu64 "%10" PRIu64 "%10" PRIu64 "  -\n", width,
+                NO_CQ_ROW, none->pending, none->admitted, none->finished);
     free(counts);
 
     uint64_t total = 0, pending = 0, admitted = 0, finished = 0;
