@@ -25,7 +25,8 @@ UNIT_TESTS = \
 	tests/unit/test_events_jobs \
 	tests/unit/test_events_queues \
 	tests/unit/test_events_meta \
-	tests/unit/test_events_async
+	tests/unit/test_events_async \
+	tests/unit/test_sim_plot
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -96,6 +97,13 @@ tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
 	sched/backend/sim/sim_plot_int.h sched/backend/sim/sim.h
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
+# The pictures and the summary from hand-made histories.
+tests_unit_test_sim_plot_SOURCES = tests/unit/test_sim_plot.c \
+	sched/backend/sim/sim_plot.c sched/backend/sim/sim_plot_usage.c \
+	sched/backend/sim/sim_plot_timeline.c sched/backend/sim/sim_plot_svg.c \
+	sched/backend/sim/sim_summary.c
+tests_unit_test_sim_plot_LDADD = $(UNIT_LDADD)
+tests_unit_test_sim_plot_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sim_check_SOURCES = tests/unit/test_sim_check.c
 tests_unit_test_sim_check_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_sim_check_CFLAGS = $(UNIT_CFLAGS)
