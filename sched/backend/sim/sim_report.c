@@ -323,8 +323,9 @@ static struct json_object *workload_json(const struct workload *w,
             preempted ? json_object_new_string(w->evicted_by) : NULL,
             !preempted) < 0 ||
         put(obj, "preemptionReason",
-            preempted && w->evict_class ? json_object_new_string(w->evict_class)
-                                        : NULL,
+            preempted && w->evict_class
+                ? json_object_new_string(w->evict_class)
+                : NULL,
             !(preempted && w->evict_class)) < 0 ||
         put(obj, "reason",
             w->reason[0] ? json_object_new_string(w->reason) : NULL,
@@ -399,8 +400,9 @@ static struct json_object *cq_json(const struct cq *q,
     return obj;
 }
 
-static struct json_object *
-report_json(const struct cluster *c, const struct sim_ran *ran, int64_t end_ns)
+static struct json_object *report_json(const struct cluster *c,
+                                       const struct sim_ran *ran,
+                                       int64_t end_ns)
 {
     struct workload **v = NULL;
     size_t n = 0;
