@@ -271,7 +271,7 @@ TESTS += tests/scenarios/run_scenarios
 EXTRA_DIST += tests/scenarios
 
 CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
-	tests/cli/test_examples.sh \
+	tests/cli/test_examples.sh tests/cli/test_quiet.sh \
 	tests/cli/test_host_checks.sh tests/cli/test_layers.sh \
 	tests/cli/test_backend_line.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
