@@ -5,7 +5,8 @@
 # fuzz` (tests/fuzz/run_fuzz.sh) prints one line per target and keeps
 # libFuzzer's output, its recommended dictionary included, in the log, but
 # fails loudly with the report and the log's tail when a target fails.
-# run_fuzz.sh is run here on a stand-in for a fuzzer binary.
+# run_fuzz.sh is run here on a stand-in for a fuzzer binary. scripts/test's
+# table lists the programs make check ran, not make fuzz's logs.
 #
 # Environment: ORDO_SRCDIR (the source tree), ORDO_BUILDDIR (the build
 # tree).
@@ -74,5 +75,20 @@ check "a failure without an input: the log's tail" 1 "    the line before the en
 check "no dictionary in the output" 1 "" -- sh -c '{ MODE=ok sh "$1" fake "$2" "$3" 1 "$4"; MODE=crash sh "$1" fake "$2" "$3" 1 "$4"; MODE=error sh "$1" fake "$2" "$3" 1 "$4"; } 2>&1 | grep -e dictionary -e apiVersion' \
     sh "$src/tests/fuzz/run_fuzz.sh" "$tmp/fake" "$tmp/src" "$tmp/out"
 
+# scripts/test's table: the programs make check ran (a .trs each), not
+# make fuzz's logs beside them, which have no result and would be counted
+# as failures.
+b=$tmp/build
+mkdir -p "$b/tests/unit" "$b/tests/cli" "$b/tests/fuzz/logs"
+printf '[  PASSED  ] 3 test(s).\n' >"$b/tests/unit/test_a.log"
+printf ':test-result: PASS\n' >"$b/tests/unit/test_a.trs"
+printf '1 passed, 2 failed\n' >"$b/tests/cli/x.sh.log"
+printf ':test-result: FAIL\n' >"$b/tests/cli/x.sh.trs"
+cp "$tmp/out/logs/fake.log" "$b/tests/fuzz/logs/doc.log"
+summary() { bash -c '. "$1/scripts/lib.sh" && ordo_test_summary "$2" && echo "sums $ordo_passed $ordo_failed"' sh "$src" "$b"; }
+check "scripts/test: a passing program" 0 "  tests/unit/test_a                       3 passed, 0 failed  (PASS)" -- summary
+check "scripts/test: a failing program" 0 "  tests/cli/x.sh                          1 passed, 2 failed  (FAIL)" -- summary
+check "scripts/test: the sums" 0 "sums 4 2" -- summary
+check "scripts/test: no fuzz logs in the table" 1 "" -- sh -c '"$@" | grep -e fuzz -e "(?)" -e "()"' sh summary
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
