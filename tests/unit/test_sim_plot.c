@@ -370,13 +370,23 @@ static void test_usage_overlap(void **state)
     assert_contains(a, "stroke=\"#f28e2b\" stroke-width=\"2\" "
                        "stroke-dasharray=\"8 4\"/>");
 
-    /* Apart once they differ: no note, no offset. */
+    /* Apart from 20s on: no offset, the legend says they meet for a
+     * while. */
     fx->samples[3].usage_milli = fx->nom_a[1] / 8;
     free(t);
     free(a);
     plot(fx, &t, &a);
-    assert_true(strstr(a, "on top of") == NULL);
+    assert_true(strstr(a, "drawn 2px lower") == NULL);
     assert_int_equal(count(a, "d=\"M70.0 350.0 L96.7 350.0 L96.7 225.0 "), 2);
+    assert_contains(a, "default / memory: nominal 8Gi, peak 4Gi (50%) - "
+                       "partly on top of default / cpu (dashed)</text>");
+    free(t);
+    free(a);
+
+    /* Never together above 0%: no note at all. */
+    fx->samples[1].usage_milli = fx->nom_a[1] / 4;
+    plot(fx, &t, &a);
+    assert_true(strstr(a, "on top of") == NULL);
     free(t);
     free(a);
 }

@@ -3,7 +3,7 @@
  * resource) as a percentage of its nominal quota. Lines that would hide
  * each other stay apart: each series has its own dash pattern, one that
  * lies exactly on an earlier one is drawn 2px lower, and the legend says
- * which it lies on. */
+ * which it lies on, all along or for a while. */
 #include "sim_plot_int.h"
 
 #include <errno.h>
@@ -44,6 +44,8 @@ struct series {
     long same_as;        /* the first earlier series with the same line,
                             or -1 */
     unsigned stack;      /* how many earlier ones share that line */
+    long partly_on;      /* else the first earlier one it runs along for
+                            a while (above 0%), or -1 */
 };
 
 struct series_set {
@@ -211,24 +213,31 @@ static size_t series_intervals(const struct series *s, int64_t end_ns,
     return n;
 }
 
-/* Whether a and b draw the same line: the same percentage (or none) at
- * every instant. */
-static bool same_line(const struct series *a, const struct series *b)
+/* How the lines of a and b meet: *ret_all when they are the same line
+ * (the same percentage, or none, at every instant), *ret_some when they
+ * coincide above 0% over some stretch of time. */
+static void lines_meet(const struct series *a, const struct series *b,
+                       bool *ret_all, bool *ret_some)
 {
+    bool all = true, some = false;
     size_t i = 0, j = 0;
     while (i < a->n_iv && j < b->n_iv) {
         const struct interval *x = &a->iv[i], *y = &b->iv[j];
         double p = percent(x->usage, x->nominal);
         double q = percent(y->usage, y->nominal);
-        if (isnan(p) != isnan(q) ||
-            (!isnan(p) && (p - q > 1e-9 || q - p > 1e-9)))
-            return false;
+        bool equal = isnan(p) == isnan(q) &&
+                     (isnan(p) || (p - q <= 1e-9 && q - p <= 1e-9));
+        int64_t t0 = x->t0 > y->t0 ? x->t0 : y->t0;
+        int64_t t1 = x->t1 < y->t1 ? x->t1 : y->t1;
+        all &= equal;
+        some |= equal && !isnan(p) && p > 0 && t1 > t0;
         if (x->t1 <= y->t1)
             i++;
         if (y->t1 <= x->t1)
             j++;
     }
-    return true;
+    *ret_all = all;
+    *ret_some = some;
 }
 
 /* Dash patterns by series: solid first, then patterns that differ in
@@ -254,12 +263,21 @@ static int series_lines(struct series_set *set, int64_t end_ns)
             if (s->iv[k].usage > s->peak_milli)
                 s->peak_milli = s->iv[k].usage;
         }
-        s->same_as = -1;
-        for (size_t j = 0; j < i && s->same_as < 0; j++)
-            if (set->v[j].same_as < 0 && same_line(&set->v[j], s)) {
+        s->same_as = s->partly_on = -1;
+        for (size_t j = 0; j < i && s->same_as < 0; j++) {
+            bool all, some;
+            if (set->v[j].same_as >= 0)
+                continue; /* the line it is the same as is compared */
+            lines_meet(&set->v[j], s, &all, &some);
+            if (all) {
                 s->same_as = (long)j;
                 s->stack = ++set->v[j].stack;
+            } else if (some && s->partly_on < 0) {
+                s->partly_on = (long)j;
             }
+        }
+        if (s->same_as >= 0)
+            s->partly_on = -1;
     }
     return 0;
 }
@@ -399,6 +417,13 @@ static int write_usage_svg(FILE *f, const struct cq *q, struct series_set *set,
             fputs(" / ", f);
             plot_xml_puts(f, under->resource);
             fputs(" (drawn 2px lower)", f);
+        } else if (s->partly_on >= 0) {
+            const struct series *under = &set->v[s->partly_on];
+            fputs(" - partly on top of ", f);
+            plot_xml_puts(f, under->flavor);
+            fputs(" / ", f);
+            plot_xml_puts(f, under->resource);
+            fputs(" (dashed)", f);
         }
         fputs("</text>\n", f);
     }
