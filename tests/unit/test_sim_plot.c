@@ -274,6 +274,13 @@ static void test_timeline_periods(void **state)
     assert_contains(victim, "<title>evicted at 5s by ns/urgent: preempted "
                             "(InClusterQueue)</title>");
     assert_contains(victim, ">by ns/urgent</text>");
+    /* Drawn after every bar of the row: the second admission does not
+     * hide the label. */
+    const char *last_bar = victim;
+    for (const char *p = strstr(victim, "<rect "); p;
+         p = strstr(p + 1, "<rect "))
+        last_bar = p;
+    assert_true(strstr(victim, "class=\"evicted\"") > last_bar);
     /* Alive from 0s to its finish at 20s (x0 120, 700px over 30s); the
      * first period's parts: 1s-2s faded, 2s-5s solid. */
     assert_contains(victim, "class=\"wait\" x=\"120.0\"");

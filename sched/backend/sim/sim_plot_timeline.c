@@ -263,7 +263,6 @@ static void tl_row_history(FILE *f, const struct tl_axis *a,
         case WL_EV_EVICTED:
             if (p.open)
                 tl_period_close(f, a, &p, ev->t_ns, ev, y, row);
-            tl_eviction(f, a, ev, y, row);
             break;
         case WL_EV_FINISHED:
         case WL_EV_DELETED:
@@ -276,6 +275,10 @@ static void tl_row_history(FILE *f, const struct tl_axis *a,
     }
     if (p.open)
         tl_period_close(f, a, &p, a->end, NULL, y, row);
+    /* The evictions last, so that no later bar hides their labels. */
+    for (size_t i = 0; i < h->n; i++)
+        if (h->ev[i].type == WL_EV_EVICTED)
+            tl_eviction(f, a, &h->ev[i], y, row);
 }
 
 static void write_timeline_svg(FILE *f, const struct cluster *c,
