@@ -98,10 +98,44 @@ static int load_node(struct manifest_set *s, const struct doc_node *n,
     return r;
 }
 
+/* The schema sim_report.c writes: a report left among the manifests by a
+ * run (--report DIR/report.json) is no manifest, and the next run would
+ * fail on it. */
+#define SIM_REPORT_SCHEMA "ordo.dev/sim-report/v1"
+
+/* Whether document n is Ordo's own simulation report. */
+static bool is_sim_report(const struct doc_node *n)
+{
+    const char *schema = NULL;
+    return n && n->type == DOC_MAP && !doc_map_get(n, "kind") &&
+           doc_get_string(doc_map_get(n, "schema"), &schema) == 0 &&
+           strcmp(schema, SIM_REPORT_SCHEMA) == 0;
+}
+
+/* Skips file when it is a report (one document), with a note; true then. */
+static bool skip_sim_report(struct manifest_set *s, const struct doc *d,
+                            const char *file)
+{
+    if (d->n_docs != 1 || !is_sim_report(d->docs[0]))
+        return false;
+    s->n_reports++;
+    if (s->on_note) {
+        struct err e;
+        err_set(&e, 0,
+                "note: %s: an Ordo simulation report (schema "
+                "%s), not a manifest: skipped",
+                file, SIM_REPORT_SCHEMA);
+        s->on_note(&e, s->note_data);
+    }
+    return true;
+}
+
 static int load_doc(struct manifest_set *s, struct doc *d, const char *file,
                     manifest_error_fn on_error, void *userdata)
 {
     int bad = 0;
+    if (skip_sim_report(s, d, file))
+        return 0;
     for (size_t i = 0; i < d->n_docs; i++) {
         int r = load_node(s, d->docs[i], file, on_error, userdata, &bad);
         if (r < 0)

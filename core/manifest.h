@@ -3,8 +3,10 @@
  *
  * Used by the simulator and by `ordo-scheduler --validate`. Every document
  * is decoded; a `kind: List` is unpacked into its items; kinds Ordo does not
- * read are counted and skipped. Errors do not stop the load: each is handed
- * to the caller's callback so that a user sees all of them at once. */
+ * read are counted and skipped, and so is a file that is Ordo's own
+ * simulation report (schema ordo.dev/sim-report/v1). Errors do not stop
+ * the load: each is handed to the caller's callback so that a user sees
+ * all of them at once. */
 #ifndef ORDO_MANIFEST_H
 #define ORDO_MANIFEST_H
 
@@ -30,6 +32,12 @@ struct manifest_set {
     size_t n_documents; /* documents seen, counted against max_objects */
     size_t max_objects; /* MANIFEST_MAX_OBJECTS; tests may lower it */
     bool capped;        /* max_objects was passed */
+    /* Files skipped on purpose: Ordo's own simulation reports (a
+     * --report written among the manifests), counted and told to on_note
+     * (when set) as a note, not an error. */
+    size_t n_reports;
+    void (*on_note)(const struct err *e, void *userdata);
+    void *note_data;
 };
 
 typedef void (*manifest_error_fn)(const struct err *e, void *userdata);

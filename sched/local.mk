@@ -83,7 +83,7 @@ sched_backend_sim_libordo_sim_la_SOURCES = \
 	%reldir%/backend/sim/sim_load.c %reldir%/backend/sim/sim_copy.c \
 	%reldir%/backend/sim/sim_pods.c %reldir%/backend/sim/sim_jobs.c \
 	%reldir%/backend/sim/sim_check.c %reldir%/backend/sim/sim_report.c %reldir%/backend/sim/sim_report_hist.c \
-	%reldir%/backend/sim/sim_explain.c \
+	%reldir%/backend/sim/sim_explain.c %reldir%/backend/sim/sim_summary.c \
 	%reldir%/backend/sim/sim_plot.c %reldir%/backend/sim/sim_plot_int.h \
 	%reldir%/backend/sim/sim_plot_svg.c \
 	%reldir%/backend/sim/sim_plot_usage.c \

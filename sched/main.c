@@ -195,6 +195,7 @@ static int validate(char **paths, int n, bool strict)
     struct manifest_set set;
     size_t by_kind[OBJ_KIND_MAX] = {0};
     manifest_set_init(&set);
+    set.on_note = print_error; /* a report of an earlier run, skipped */
     for (int i = 0; i < n; i++) {
         if (manifest_load_path(&set, paths[i], print_error, NULL) == -ENOMEM) {
             fprintf(stderr, "ordo-scheduler: out of memory\n");

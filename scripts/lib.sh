@@ -49,3 +49,24 @@ ordo_build() {
     ordo_log "building"
     make -C "$builddir" -j"$(nproc)" >/dev/null || make -C "$builddir" || exit 1
 }
+
+# ordo_test_summary BUILDDIR: a line per test program that make check ran
+# (each has a .trs beside its .log; other logs, such as make fuzz's under
+# tests/fuzz/logs/, are none of them), its counts from the log; sets
+# ordo_passed and ordo_failed to the sums. A program whose result is not
+# PASS counts as at least one failure.
+ordo_test_summary() {
+    local builddir=$1 trs log name p f res
+    ordo_passed=0 ordo_failed=0
+    for trs in $(find "$builddir/tests" -name '*.trs' | sort); do
+        log=${trs%.trs}.log
+        name=${trs#"$builddir/"}; name=${name%.trs}
+        p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p; s/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$log" 2>/dev/null | tail -n 1)
+        f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p; s/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$log" 2>/dev/null | tail -n 1)
+        res=$(sed -n 's/^:test-result: //p' "$trs" | head -n 1)
+        p=${p:-0}; f=${f:-0}
+        if [ "$res" != PASS ] && [ "$f" -eq 0 ]; then f=1; fi
+        printf '  %-36s %4d passed, %d failed  (%s)\n' "$name" "$p" "$f" "${res:-no result}"
+        ordo_passed=$((ordo_passed + p)); ordo_failed=$((ordo_failed + f))
+    done
+}

@@ -28,7 +28,8 @@ UNIT_TESTS = \
 	tests/unit/test_events_meta \
 	tests/unit/test_events_async \
 	tests/unit/test_events_checks \
-	tests/unit/test_history
+	tests/unit/test_history \
+	tests/unit/test_sim_plot
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -98,12 +99,19 @@ tests_unit_test_quota_tree_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
 	sched/backend/sim/sim_report.c sched/backend/sim/sim_plot.c \
 	sched/backend/sim/sim_plot_usage.c sched/backend/sim/sim_plot_timeline.c \
-	sched/backend/sim/sim_plot_svg.c \
+	sched/backend/sim/sim_plot_svg.c sched/backend/sim/sim_summary.c \
 	sched/backend/sim/sim_plot_int.h sched/backend/sim/sim.h
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
 tests_unit_test_sim_output_SOURCES += sched/backend/sim/sim_report_hist.c \
 	sched/cache/history.c
+# The pictures and the summary from hand-made histories.
+tests_unit_test_sim_plot_SOURCES = tests/unit/test_sim_plot.c \
+	sched/backend/sim/sim_plot.c sched/backend/sim/sim_plot_usage.c \
+	sched/backend/sim/sim_plot_timeline.c sched/backend/sim/sim_plot_svg.c \
+	sched/backend/sim/sim_summary.c
+tests_unit_test_sim_plot_LDADD = $(UNIT_LDADD)
+tests_unit_test_sim_plot_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sim_check_SOURCES = tests/unit/test_sim_check.c
 tests_unit_test_sim_check_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_sim_check_CFLAGS = $(UNIT_CFLAGS)
@@ -330,6 +338,7 @@ TESTS += tests/scenarios/run_scenarios
 EXTRA_DIST += tests/scenarios
 
 CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
+	tests/cli/test_examples.sh tests/cli/test_quiet.sh \
 	tests/cli/test_host_checks.sh tests/cli/test_layers.sh \
 	tests/cli/test_backend_line.sh tests/cli/test_checks.sh \
 	tests/cli/test_explain.sh

@@ -59,6 +59,8 @@ if [ -n "$unit" ]; then
     echo "  FUZZ     keep it: cp $unit $src/regress/$target/<what-it-does>"
 else
     echo "  FUZZ     $target: no input written; last lines of the log:"
-    tail -n 15 "$log" | sed 's/^/    /'
+    # Without libFuzzer's recommended dictionary, which it prints last.
+    sed '/^###### Recommended dictionary/,/^###### End of recommended dictionary/d' \
+        "$log" | tail -n 15 | sed 's/^/    /'
 fi
 exit 1

@@ -201,6 +201,45 @@ static void test_object_cap_list_and_dir(void **state)
     manifest_set_release(&s);
 }
 
+/* Ordo's own simulation report among the manifests (a run's --report into
+ * their directory) is skipped with a note, not an error; anything else
+ * without a kind still is one. */
+static void test_sim_report_skipped(void **state)
+{
+    (void)state;
+    const char *report = "{\"schema\": \"ordo.dev/sim-report/v1\", "
+                         "\"endTime\": 3, \"workloads\": [], "
+                         "\"clusterQueues\": []}";
+    struct collected errors = {0}, notes = {0};
+    struct manifest_set s;
+    manifest_set_init(&s);
+    s.on_note = collect;
+    s.note_data = &notes;
+    assert_int_equal(manifest_load_buffer(&s, report, strlen(report),
+                                          "dir/report.json", collect, &errors),
+                     0);
+    assert_int_equal(s.n, 0);
+    assert_int_equal(s.n_errors, 0);
+    assert_int_equal(s.n_reports, 1);
+    assert_int_equal(errors.n, 0);
+    assert_int_equal(notes.n, 1);
+    assert_string_equal(notes.msgs[0],
+                        "note: dir/report.json: an Ordo simulation report "
+                        "(schema ordo.dev/sim-report/v1), not a manifest: "
+                        "skipped");
+
+    /* Another schema is no report of ours: an error as before. */
+    const char *other = "{\"schema\": \"ordo.dev/sim-report/v2\"}";
+    assert_int_equal(manifest_load_buffer(&s, other, strlen(other), "o.json",
+                                          collect, &errors),
+                     -EINVAL);
+    assert_int_equal(errors.n, 1);
+    assert_contains(errors.msgs[0], "o.json");
+    assert_contains(errors.msgs[0], "kind");
+    assert_int_equal(s.n_reports, 1);
+    manifest_set_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_buffer),
         cmocka_unit_test(test_object_cap),
         cmocka_unit_test(test_object_cap_list_and_dir),
+        cmocka_unit_test(test_sim_report_skipped),
     };
     return cmocka_run_group_tests_name("manifest", tests, NULL, NULL);
 }

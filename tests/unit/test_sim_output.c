@@ -669,7 +669,8 @@ static void test_summary(void **state)
     struct fixture *fx = *state;
     /* Counted per ClusterQueue by its index into cqs_v, and found by
      * search where the index does not point at it (a stale one, or none
-     * as in a cluster built by hand): the same table each way. */
+     * as in a cluster built by hand): the same table each way. The pod
+     * without a queue has a row of its own: the rows add up to 5. */
     const uint32_t index[3][2] = {{0, 0}, {1, 0}, {0, 1}};
     for (int k = 0; k < 3; k++) {
         fx->cq_a.index = index[k][0];
@@ -677,12 +678,14 @@ static void test_summary(void **state)
         char *out = summary(&fx->c, S(65));
         assert_string_equal(
             out,
-            "CLUSTERQUEUE   PENDING  ADMITTED  FINISHED  USAGE (of nominal)\n"
-            "team-a               1         1         1  cpu 1500m/10 "
+            "CLUSTERQUEUE        PENDING  ADMITTED  FINISHED  USAGE (of "
+            "nominal)\n"
+            "team-a                    1         1         1  cpu 1500m/10 "
             "(on-demand), memory 1Gi/64Gi (on-demand), cpu 0/20 (spot), "
             "memory 0/32Gi (spot)\n"
-            "team-b               0         1         0  cpu 3/4 (spot), "
+            "team-b                    0         1         0  cpu 3/4 (spot), "
             "pods 3/10 (spot)\n"
+            "(no ClusterQueue)         1         0         0  -\n"
             "workloads: 5 (2 pending, 2 admitted, 1 finished), end time "
             "1m05s\n");
         free(out);

@@ -67,7 +67,7 @@ struct sim_options {
 int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             char **paths, int n_paths, const struct sim_options *opt);
 
-/* ---- output (sim_report.c, sim_plot*.c) --------------------------------- */
+/* ---- output (sim_report.c, sim_summary.c, sim_plot*.c) ------------------ */
 
 /* Where one pod of a workload was bound, as the simulator saw it: a pod's
  * record leaves the cluster when the pod is deleted, this stays. */
@@ -97,7 +97,8 @@ int sim_report_write(const struct cluster *c, const struct sim_ran *ran,
                      int64_t end_ns, const char *path, struct err *e);
 
 /* Prints one row per ClusterQueue (pending, admitted, finished workloads and
- * usage against nominal quota) and a line of totals. */
+ * usage against nominal quota), a "(no ClusterQueue)" row when some have
+ * none, and a line of totals the rows add up to (sim_summary.c). */
 void sim_summary_print(FILE *out, const struct cluster *c, int64_t end_ns);
 
 /* Writes DIR/usage-<cq>.svg (usage vs nominal quota per (flavor, resource)

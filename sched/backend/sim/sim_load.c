@@ -209,6 +209,7 @@ int sim_load(struct sim *sm, char **paths, int n_paths)
     struct manifest_set set;
     struct object **shadows = NULL;
     manifest_set_init(&set);
+    set.on_note = print_error; /* a report of an earlier run, skipped */
     for (int i = 0; i < n_paths; i++)
         if (manifest_load_path(&set, paths[i], print_error, NULL) == -ENOMEM)
             break;

@@ -9,10 +9,13 @@
  *                   name is in the SVG's title): a step plot over [0, end]
  *                   of the usage of each (flavor, resource) as a
  *                   percentage of its nominal quota, the quota itself a
- *                   dashed line at 100%;
+ *                   dashed line at 100%, each series its own dash
+ *                   pattern, one on another offset and named;
  *   timeline.svg    one row per workload (by creation, then name): a thin
- *                   grey bar while it waits, a bar in its ClusterQueue's
- *                   colour while it is admitted;
+ *                   grey bar while it exists, from its history a bar per
+ *                   admission period in its ClusterQueue's colour (faded
+ *                   until its pods are placed), a marker at each eviction
+ *                   naming the preemptor;
  *   index.html      which file is which ClusterQueue's.
  *
  * Object names never become file names as they are: a valid name may be

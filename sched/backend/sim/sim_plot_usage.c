@@ -1,6 +1,9 @@
 /* sim_plot_usage.c - usage-<n>-<name>.svg of --plot (see sim_plot.c): per
  * ClusterQueue, a step plot over [0, end] of the usage of each (flavor,
- * resource) as a percentage of its nominal quota. */
+ * resource) as a percentage of its nominal quota. Lines that would hide
+ * each other stay apart: each series has its own dash pattern, one that
+ * lies exactly on an earlier one is drawn 2px lower, and the legend says
+ * which it lies on, all along or for a while. */
 #include "sim_plot_int.h"
 
 #include <errno.h>
@@ -22,6 +25,12 @@ struct point {
     size_t seq; /* position in the history: ties keep their order */
 };
 
+/* A stretch of time [t0, t1) over which a series holds one value. */
+struct interval {
+    int64_t t0, t1;
+    int64_t usage, nominal;
+};
+
 struct series {
     const char *flavor;
     const char *resource;
@@ -30,6 +39,13 @@ struct series {
     struct point *pts;
     double peak_pct;
     int64_t peak_milli;
+    size_t n_iv;         /* its intervals over [0, end] */
+    struct interval *iv; /* owned */
+    long same_as;        /* the first earlier series with the same line,
+                            or -1 */
+    unsigned stack;      /* how many earlier ones share that line */
+    long partly_on;      /* else the first earlier one it runs along for
+                            a while (above 0%), or -1 */
 };
 
 struct series_set {
@@ -39,8 +55,10 @@ struct series_set {
 
 static void series_set_free(struct series_set *s)
 {
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         free(s->v[i].pts);
+        free(s->v[i].iv);
+    }
     free(s->v);
     s->v = NULL;
     s->n = s->cap = 0;
@@ -168,12 +186,6 @@ static double percent(int64_t usage, int64_t nominal)
     return usage ? NAN : 0.0;
 }
 
-/* A stretch of time [t0, t1) over which a series holds one value. */
-struct interval {
-    int64_t t0, t1;
-    int64_t usage, nominal;
-};
-
 /* Cuts [0, end] into the intervals of s (0 usage before its first sample;
  * samples are change points) into out (s->n + 1 slots). Returns how many;
  * at least one. */
@@ -201,35 +213,89 @@ static size_t series_intervals(const struct series *s, int64_t end_ns,
     return n;
 }
 
+/* How the lines of a and b meet: *ret_all when they are the same line
+ * (the same percentage, or none, at every instant), *ret_some when they
+ * coincide above 0% over some stretch of time. */
+static void lines_meet(const struct series *a, const struct series *b,
+                       bool *ret_all, bool *ret_some)
+{
+    bool all = true, some = false;
+    size_t i = 0, j = 0;
+    while (i < a->n_iv && j < b->n_iv) {
+        const struct interval *x = &a->iv[i], *y = &b->iv[j];
+        double p = percent(x->usage, x->nominal);
+        double q = percent(y->usage, y->nominal);
+        bool equal = isnan(p) == isnan(q) &&
+                     (isnan(p) || (p - q <= 1e-9 && q - p <= 1e-9));
+        int64_t t0 = x->t0 > y->t0 ? x->t0 : y->t0;
+        int64_t t1 = x->t1 < y->t1 ? x->t1 : y->t1;
+        all &= equal;
+        some |= equal && !isnan(p) && p > 0 && t1 > t0;
+        if (x->t1 <= y->t1)
+            i++;
+        if (y->t1 <= x->t1)
+            j++;
+    }
+    *ret_all = all;
+    *ret_some = some;
+}
+
+/* Dash patterns by series: solid first, then patterns that differ in
+ * length and rhythm, so that lines in the same colour family part. */
+#define DASH_N 6
+static const char *const dash_pattern[DASH_N] = {
+    NULL, "8 4", "2 3", "10 3 2 3", "4 4", "1 5",
+};
+
+/* Each series' intervals, peaks, and the earlier series it lies on. */
+static int series_lines(struct series_set *set, int64_t end_ns)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        struct series *s = &set->v[i];
+        s->iv = calloc(s->n + 1, sizeof(*s->iv));
+        if (!s->iv)
+            return -ENOMEM;
+        s->n_iv = series_intervals(s, end_ns, s->iv);
+        for (size_t k = 0; k < s->n_iv; k++) {
+            double p = percent(s->iv[k].usage, s->iv[k].nominal);
+            if (!isnan(p) && p > s->peak_pct)
+                s->peak_pct = p;
+            if (s->iv[k].usage > s->peak_milli)
+                s->peak_milli = s->iv[k].usage;
+        }
+        s->same_as = s->partly_on = -1;
+        for (size_t j = 0; j < i && s->same_as < 0; j++) {
+            bool all, some;
+            if (set->v[j].same_as >= 0)
+                continue; /* the line it is the same as is compared */
+            lines_meet(&set->v[j], s, &all, &some);
+            if (all) {
+                s->same_as = (long)j;
+                s->stack = ++set->v[j].stack;
+            } else if (some && s->partly_on < 0) {
+                s->partly_on = (long)j;
+            }
+        }
+        if (s->same_as >= 0)
+            s->partly_on = -1;
+    }
+    return 0;
+}
+
 static int write_usage_svg(FILE *f, const struct cq *q, struct series_set *set,
                            int64_t end_ns)
 {
     const double W = 900, left = 70, right = 30, top = 50, ph = 300;
     const double x0 = left, x1 = W - right, y0 = top + ph;
     double span = end_ns > 0 ? (double)end_ns : 1.0;
-    size_t max_iv = 1;
-    for (size_t i = 0; i < set->n; i++)
-        if (set->v[i].n + 1 > max_iv)
-            max_iv = set->v[i].n + 1;
-    struct interval *iv = calloc(max_iv, sizeof(*iv));
-    if (!iv)
+    if (series_lines(set, end_ns) < 0)
         return -ENOMEM;
 
     /* Peaks decide the y range. */
     double ymax = 100.0;
-    for (size_t i = 0; i < set->n; i++) {
-        struct series *s = &set->v[i];
-        size_t n = series_intervals(s, end_ns, iv);
-        for (size_t k = 0; k < n; k++) {
-            double p = percent(iv[k].usage, iv[k].nominal);
-            if (!isnan(p) && p > s->peak_pct)
-                s->peak_pct = p;
-            if (iv[k].usage > s->peak_milli)
-                s->peak_milli = iv[k].usage;
-        }
-        if (s->peak_pct > ymax)
-            ymax = s->peak_pct;
-    }
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i].peak_pct > ymax)
+            ymax = set->v[i].peak_pct;
     double ystep = plot_nice_step(ymax * 1.05, 6);
     double ytop = plot_round_up(ymax * 1.05, ystep);
 
@@ -288,19 +354,24 @@ static int write_usage_svg(FILE *f, const struct cq *q, struct series_set *set,
      * quota to measure it against. */
     for (size_t i = 0; i < set->n; i++) {
         const struct series *s = &set->v[i];
-        size_t n = series_intervals(s, end_ns, iv);
-        fprintf(f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"",
+        /* A line on an earlier one: a little lower, so both show. */
+        double dy = s->same_as < 0 ? 0 : 2.0 * (double)s->stack;
+        fprintf(f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"",
                 plot_palette[i % PLOT_PALETTE_N]);
+        if (dash_pattern[i % DASH_N])
+            fprintf(f, " stroke-dasharray=\"%s\"", dash_pattern[i % DASH_N]);
+        fputs(" d=\"", f);
         bool pen = false;
-        for (size_t k = 0; k < n; k++) {
-            double p = percent(iv[k].usage, iv[k].nominal);
+        for (size_t k = 0; k < s->n_iv; k++) {
+            const struct interval *iv = &s->iv[k];
+            double p = percent(iv->usage, iv->nominal);
             if (isnan(p)) {
                 pen = false;
                 continue;
             }
-            double xa = x0 + (x1 - x0) * (double)iv[k].t0 / span;
-            double xb = x0 + (x1 - x0) * (double)iv[k].t1 / span;
-            double y = y0 - ph * p / ytop;
+            double xa = x0 + (x1 - x0) * (double)iv->t0 / span;
+            double xb = x0 + (x1 - x0) * (double)iv->t1 / span;
+            double y = y0 - ph * p / ytop + dy;
             fprintf(f, "%s%.1f %.1f L%.1f %.1f ", pen ? "L" : "M", xa, y, xb,
                     y);
             pen = true;
@@ -324,10 +395,14 @@ static int write_usage_svg(FILE *f, const struct cq *q, struct series_set *set,
         enum quantity_format fmt = plot_resource_format(s->resource);
         char nb[QUANTITY_STR_MAX], pb[QUANTITY_STR_MAX];
         fprintf(f,
-                "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" "
-                "fill=\"%s\"/>\n<text x=\"%.1f\" y=\"%.1f\" " FONT
-                " font-size=\"12\">",
-                x0, y - 6, plot_palette[i % PLOT_PALETTE_N], x0 + 20, y);
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                "stroke=\"%s\" stroke-width=\"2\"",
+                x0 - 6, y - 4, x0 + 14, y - 4,
+                plot_palette[i % PLOT_PALETTE_N]);
+        if (dash_pattern[i % DASH_N])
+            fprintf(f, " stroke-dasharray=\"%s\"", dash_pattern[i % DASH_N]);
+        fprintf(f, "/>\n<text x=\"%.1f\" y=\"%.1f\" " FONT " font-size=\"12\">",
+                x0 + 20, y);
         plot_xml_puts(f, s->flavor);
         fputs(" / ", f);
         plot_xml_puts(f, s->resource);
@@ -335,10 +410,24 @@ static int write_usage_svg(FILE *f, const struct cq *q, struct series_set *set,
                 quantity_str(s->peak_milli, fmt, pb));
         if (s->nominal > 0 || s->peak_pct > 0)
             fprintf(f, " (%.0f%%)", s->peak_pct);
+        if (s->same_as >= 0) {
+            const struct series *under = &set->v[s->same_as];
+            fputs(" - on top of ", f);
+            plot_xml_puts(f, under->flavor);
+            fputs(" / ", f);
+            plot_xml_puts(f, under->resource);
+            fputs(" (drawn 2px lower)", f);
+        } else if (s->partly_on >= 0) {
+            const struct series *under = &set->v[s->partly_on];
+            fputs(" - partly on top of ", f);
+            plot_xml_puts(f, under->flavor);
+            fputs(" / ", f);
+            plot_xml_puts(f, under->resource);
+            fputs(" (dashed)", f);
+        }
         fputs("</text>\n", f);
     }
     fputs("</svg>\n", f);
-    free(iv);
     return 0;
 }
 

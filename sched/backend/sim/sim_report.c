@@ -1,8 +1,8 @@
-/* sim_report.c - what a simulation run leaves behind for people and tools:
- * the ordo.dev/sim-report/v1 JSON document (--report FILE) and the summary
- * table printed at the end of a run (see sim.h).
+/* sim_report.c - what a simulation run leaves behind for tools: the
+ * ordo.dev/sim-report/v1 JSON document (--report FILE, see sim.h). The
+ * summary table for people is in sim_summary.c.
  *
- * Both only read the cluster. Times are virtual nanoseconds; the report
+ * It only reads the cluster. Times are virtual nanoseconds; the report
  * gives them in seconds, exact to the millisecond (integers when whole), and
  * quantities in their canonical Kubernetes form. */
 #include "sim.h"
@@ -481,104 +481,4 @@ cleanup:
         fclose(f);
     json_object_put(root);
     return ret;
-}
-
-/* ---- summary table ------------------------------------------------------- */
-
-/* Compact duration: "0s", "250ms", "12.5s", "5m03s", "1h02m03s". Whole
- * seconds from a minute on. */
-static const char *fmt_duration(int64_t ns, char *buf, size_t size)
-{
-    int64_t ms = ns_to_ms(ns);
-    const char *sign = ms < 0 ? "-" : "";
-    uint64_t mag = ms < 0 ? (uint64_t)0 - (uint64_t)ms : (uint64_t)ms;
-    uint64_t s = (mag + 500) / 1000;
-    if (mag == 0) {
-        snprintf(buf, size, "0s");
-    } else if (mag < 1000) {
-        snprintf(buf, size, "%s%" PRIu64 "ms", sign, mag);
-    } else if (mag < 60000 && mag % 1000 != 0) {
-        char frac[8];
-        int len = snprintf(frac, sizeof(frac), "%03" PRIu64, mag % 1000);
-        while (len > 0 && frac[len - 1] == '0')
-            frac[--len] = '\0';
-        snprintf(buf, size, "%s%" PRIu64 ".%ss", sign, mag / 1000, frac);
-    } else if (s < 60) {
-        snprintf(buf, size, "%s%" PRIu64 "s", sign, s);
-    } else if (s < 3600) {
-        snprintf(buf, size, "%s%" PRIu64 "m%02" PRIu64 "s", sign, s / 60,
-                 s % 60);
-    } else {
-        snprintf(buf, size, "%s%" PRIu64 "h%02" PRIu64 "m%02" PRIu64 "s", sign,
-                 s / 3600, s / 60 % 60, s % 60);
-    }
-    return buf;
-}
-
-/* "cpu 6/10 (on-demand), memory 24Gi/64Gi (on-demand)": every pair with a
- * nominal quota or a usage; "-" when there is none. */
-static void print_usage(FILE *out, const struct cq *q)
-{
-    bool any = false;
-    for (uint32_t g = 0; g < q->n_groups; g++) {
-        const struct cq_group *grp = &q->groups[g];
-        for (uint32_t f = 0; f < grp->n_flavors; f++) {
-            for (uint32_t r = 0; r < grp->n_res; r++) {
-                int64_t used = grp->usage[f * grp->n_res + r];
-                int64_t nominal = grp->nominal[f * grp->n_res + r];
-                if (!used && !nominal)
-                    continue;
-                const char *rname = res_name(grp->res_ids[r]);
-                enum quantity_format fmt = resource_format(rname);
-                char ub[QUANTITY_STR_MAX], nb[QUANTITY_STR_MAX];
-                fprintf(out, "%s%s %s/%s (%s)", any ? ", " : "", rname,
-                        quantity_str(used, fmt, ub),
-                        quantity_str(nominal, fmt, nb),
-                        grp->flavors[f] ? grp->flavors[f]->name : "?");
-                any = true;
-            }
-        }
-    }
-    if (!any)
-        fputs("-", out);
-}
-
-void sim_summary_print(FILE *out, const struct cluster *c, int64_t end_ns)
-{
-    int width = (int)strlen("CLUSTERQUEUE");
-    for (uint32_t i = 0; i < c->n_cqs; i++) {
-        size_t len = strlen(c->cqs_v[i]->name);
-        if (len > (size_t)width)
-            width = len > 200 ? 200 : (int)len;
-    }
-    fprintf(out, "%-*s%10s%10s%10s  %s\n", width, "CLUSTERQUEUE", "PENDING",
-            "ADMITTED", "FINISHED", "USAGE (of nominal)");
-    struct cq_counts *counts = count_per_cq(c);
-    if (!counts && c->n_cqs)
-        fputs("(out of memory: no rows per ClusterQueue)\n", out);
-    for (uint32_t i = 0; counts && i < c->n_cqs; i++) {
-        const struct cq *q = c->cqs_v[i];
-        fprintf(out, "%-*s%10" PRIu64 "%10" PRIu64 "%10" PRIu64 "  ", width,
-                q->name, counts[i].pending, counts[i].admitted,
-                counts[i].finished);
-        print_usage(out, q);
-        fputc('\n', out);
-    }
-    free(counts);
-
-    uint64_t total = 0, pending = 0, admitted = 0, finished = 0;
-    struct workload *w, *tmp;
-    HASH_ITER(hh, c->workloads, w, tmp)
-    {
-        total++;
-        pending += w->state == WL_PENDING;
-        admitted += w->state == WL_ADMITTED;
-        finished += w->state == WL_FINISHED;
-    }
-    char dur[48];
-    fprintf(out,
-            "workloads: %" PRIu64 " (%" PRIu64 " pending, %" PRIu64
-            " admitted, %" PRIu64 " finished), end time %s\n",
-            total, pending, admitted, finished,
-            fmt_duration(end_ns, dur, sizeof(dur)));
 }
