@@ -46,15 +46,6 @@ static const char *res_name(int32_t id)
     return n ? n : "?";
 }
 
-/* ns rounded to the nearest millisecond (halves away from zero). */
-static int64_t ns_to_ms(int64_t ns)
-{
-    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    uint64_t ms = mag / (uint64_t)NS_PER_MS +
-                  (mag % (uint64_t)NS_PER_MS >= (uint64_t)NS_PER_MS / 2);
-    return ns < 0 ? -(int64_t)ms : (int64_t)ms;
-}
-
 /* The cluster queue a workload belongs to in the report: the one it was
  * admitted to once admitted, else the one it waits in. */
 static const struct cq *wl_report_cq(const struct workload *w)
