@@ -4,13 +4,15 @@
  * Used by the simulator and by `ordo-scheduler --validate`. Every document
  * is decoded; a `kind: List` is unpacked into its items; kinds Ordo does not
  * read are counted and skipped. Errors do not stop the load: each is handed
- * to the caller's callback so that a user sees all of them at once. */
+ * to the caller's callback so that a user sees all of them at once, and so
+ * are warnings and notes (decode.h says which), when the caller asks. */
 #ifndef ORDO_MANIFEST_H
 #define ORDO_MANIFEST_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "diag.h"
 #include "err.h"
 #include "objects.h"
 
@@ -22,6 +24,10 @@
  * most 64 MiB and DOC_MAX_NODES nodes (so at most that many documents). */
 #define MANIFEST_MAX_OBJECTS 1000000
 
+/* Called with each warning and note (d->level), in the order of the input;
+ * errors go to the manifest_error_fn. */
+typedef void (*manifest_diag_fn)(const struct diag *d, void *userdata);
+
 struct manifest_set {
     size_t n, cap;
     struct object **objects; /* owned */
@@ -30,6 +36,11 @@ struct manifest_set {
     size_t n_documents; /* documents seen, counted against max_objects */
     size_t max_objects; /* MANIFEST_MAX_OBJECTS; tests may lower it */
     bool capped;        /* max_objects was passed */
+    /* Set by the caller after manifest_set_init(): */
+    bool strict;             /* --strict: warnings are errors */
+    manifest_diag_fn on_diag; /* warnings and notes; NULL: dropped */
+    void *diag_userdata;
+    size_t n_warnings; /* warnings reported (errors with strict) */
 };
 
 typedef void (*manifest_error_fn)(const struct err *e, void *userdata);

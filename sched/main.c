@@ -2,7 +2,8 @@
  *
  * Modes: --version, --list-plugins (peek at plugin descriptors without
  * initialising them), --validate PATH... (decode manifests and report every
- * error), --sim PATH... (the simulated cluster). */
+ * error and warning; --strict makes warnings errors), --sim PATH... (the
+ * simulated cluster). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ enum {
     OPT_NO_PROGRESS,
     OPT_SIM_CHECK,
     OPT_CYCLE_TIMEOUT,
+    OPT_STRICT,
 };
 
 struct options {
@@ -41,6 +43,7 @@ struct options {
     bool list_plugins;
     bool validate;
     bool sim;
+    bool strict; /* --strict: manifest warnings are errors */
     const char *plugin_dir;
     const char *config;
     bool cycle_timeout_set; /* --cycle-timeout, over cycleTimeout */
@@ -60,7 +63,10 @@ static void usage(FILE *out)
             "  --list-plugins        list the plugins found (name, kind, "
             "version, summary)\n"
             "  --validate PATH...    check manifests (files or directories) "
-            "and report every error\n"
+            "and report every\n"
+            "                        error and warning (exit 1 on an error); "
+            "with --config,\n"
+            "                        the configuration file too\n"
             "  --sim PATH...         run the scheduler on a simulated cluster "
             "built from manifests\n"
             "\n"
@@ -74,6 +80,11 @@ static void usage(FILE *out)
             "(ordo.dev/sim-report/v1 JSON)\n"
             "  --plot DIR            write SVG plots of usage and a workload "
             "timeline\n"
+            "  --strict              unknown or unsupported Kueue fields, older "
+            "API versions\n"
+            "                        and workloads Ordo does not schedule are "
+            "errors, not\n"
+            "                        warnings (--validate, --sim)\n"
             "  --no-progress         no progress bar\n"
             "  --sim-check           check invariants after every instant "
             "(exit 1 when one fails)\n"
@@ -114,11 +125,30 @@ static void print_error(const struct err *e, void *userdata)
     fprintf(stderr, "%s\n", e->msg);
 }
 
-static int validate(char **paths, int n)
+/* --validate prints every warning and note, each named as such. */
+static void print_diag(const struct diag *d, void *userdata)
+{
+    fprintf(stderr, "%s: %s\n", diag_level_name(d->level), d->msg);
+}
+
+static int validate(const struct options *o, char **paths, int n)
 {
     struct manifest_set set;
     size_t by_kind[OBJ_KIND_MAX] = {0};
+    size_t config_errors = 0;
+    if (o->config) {
+        struct sched_config cfg;
+        struct err e;
+        config_init_defaults(&cfg);
+        if (config_load(&cfg, o->config, &e) < 0) {
+            fprintf(stderr, "%s\n", e.msg);
+            config_errors = 1;
+        }
+        config_release(&cfg);
+    }
     manifest_set_init(&set);
+    set.strict = o->strict;
+    set.on_diag = print_diag;
     for (int i = 0; i < n; i++) {
         if (manifest_load_path(&set, paths[i], print_error, NULL) == -ENOMEM) {
             fprintf(stderr, "ordo-scheduler: out of memory\n");
@@ -131,9 +161,10 @@ static int validate(char **paths, int n)
     for (int k = 0; k < OBJ_KIND_MAX; k++)
         if (by_kind[k])
             printf(", %zu %s", by_kind[k], object_kind_name(k));
-    printf("; %zu ignored (kinds Ordo does not read); %zu errors\n",
-           set.n_ignored, set.n_errors);
-    int rc = set.n_errors ? 1 : 0;
+    printf("; %zu ignored (kinds Ordo does not read); %zu errors; %zu "
+           "warnings\n",
+           set.n_ignored, set.n_errors + config_errors, set.n_warnings);
+    int rc = set.n_errors || config_errors ? 1 : 0;
     manifest_set_release(&set);
     return rc;
 }
@@ -183,6 +214,7 @@ int main(int argc, char **argv)
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"sim-check", no_argument, NULL, OPT_SIM_CHECK},
         {"cycle-timeout", required_argument, NULL, OPT_CYCLE_TIMEOUT},
+        {"strict", no_argument, NULL, OPT_STRICT},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -236,6 +268,10 @@ int main(int argc, char **argv)
         case OPT_SIM_CHECK:
             o.sim_opt.check = true;
             break;
+        case OPT_STRICT:
+            o.strict = true;
+            o.sim_opt.strict = true;
+            break;
         case OPT_CYCLE_TIMEOUT:
             if (strchr(optarg, '-') ||
                 duration_parse(optarg, &o.cycle_timeout_ns) < 0) {
@@ -281,7 +317,7 @@ int main(int argc, char **argv)
                             "file or directory\n");
             return 2;
         }
-        return validate(argv + optind, argc - optind);
+        return validate(&o, argv + optind, argc - optind);
     }
     if (o.sim) {
         if (optind >= argc) {

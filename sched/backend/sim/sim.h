@@ -49,6 +49,7 @@ struct sim_options {
     const char *plot_dir; /* --plot DIR (SVG), or NULL */
     bool progress;      /* progress bar on stderr (a TTY) */
     bool check;         /* check invariants after every instant */
+    bool strict;        /* --strict: manifest warnings are errors */
     FILE *out;          /* summary table; stdout */
 };
 

@@ -17,6 +17,14 @@ static void print_error(const struct err *e, void *userdata)
     fprintf(stderr, "%s\n", e->msg);
 }
 
+/* Warnings are printed on load; notes (kinds Ordo does not read) are for
+ * --validate. */
+static void print_warning(const struct diag *d, void *userdata)
+{
+    if (d->level == DIAG_WARNING)
+        fprintf(stderr, "warning: %s\n", d->msg);
+}
+
 /* Order in which objects that arrive together are filed, so that what a
  * thing refers to is there first. */
 static int kind_rank(enum object_kind k)
@@ -196,6 +204,8 @@ int sim_load(struct sim *sm, char **paths, int n_paths)
     struct manifest_set set;
     struct object **shadows = NULL;
     manifest_set_init(&set);
+    set.strict = sm->opt->strict;
+    set.on_diag = print_warning;
     for (int i = 0; i < n_paths; i++)
         if (manifest_load_path(&set, paths[i], print_error, NULL) == -ENOMEM)
             break;
