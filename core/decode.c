@@ -155,19 +155,20 @@ static int kueue_version(struct decode_ctx *c, const struct doc_node *doc,
 static int decode_body(struct decode_ctx *c, const struct kind_entry *k,
                        const struct doc_node *doc, struct object *o)
 {
+    const struct decode_known *known =
+        k->id == OBJ_WORKLOAD_PRIORITY_CLASS ? wpc_known : top_known;
     const struct doc_node *meta = NULL;
-    int r = decode_check_known(
-        c, doc, k->id == OBJ_WORKLOAD_PRIORITY_CLASS ? wpc_known : top_known);
-    int r2 = decode_field_map(c, doc, "metadata", &meta);
-    if (r2 == 0 && !meta)
-        r2 = decode_fail_at(c, doc, "metadata", "missing");
-    if (r2 == 0)
-        r2 = decode_meta(c, meta, &o->meta);
-    if (r2 < 0)
-        return decode_join(r, r2);
+    int r = decode_field_map(c, doc, "metadata", &meta);
+    if (r == 0 && !meta)
+        r = decode_fail_at(c, doc, "metadata", "missing");
+    if (r == 0)
+        r = decode_meta(c, meta, &o->meta);
+    if (r < 0)
+        return decode_join(r, decode_check_known(c, doc, known));
     /* Names are checked before they name the object in messages. */
-    r = decode_join(r, decode_check_object_names(c, meta, o));
+    r = decode_check_object_names(c, meta, o);
     c->meta = &o->meta;
+    r = decode_join(r, decode_check_known(c, doc, known));
     size_t mark = decode_path_push(c, "metadata");
     r = decode_join(r, decode_check_known(c, meta, meta_known));
     decode_path_pop(c, mark);

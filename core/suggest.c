@@ -56,5 +56,10 @@ const char *suggest_closest(const char *word, const char *const *names,
             best_d = d;
         }
     }
+    /* A name cut short, or an older name that became the start of a newer
+     * one (v1beta1 spec.cohort, v1beta2 spec.cohortName). */
+    for (size_t i = 0; !best && len >= 4 && i < n; i++)
+        if (names[i] && strncmp(names[i], word, len) == 0)
+            best = names[i];
     return best;
 }

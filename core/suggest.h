@@ -16,8 +16,10 @@ size_t suggest_distance(const char *a, const char *b);
 
 /* The name among `names` (`n` of them; NULL entries are skipped) closest
  * to `word`, when it is close enough to be a likely typo: at most 1 edit
- * for words of up to 4 letters, 2 up to 8, 3 beyond. Ties go to the first
- * name. NULL when none is close. The result points into names. */
+ * for words of up to 4 letters, 2 up to 8, 3 beyond; else the first name
+ * that word (of 4 letters or more) begins ("cohort" suggests "cohortName").
+ * Ties go to the first name. NULL when none is close. The result points
+ * into names. */
 const char *suggest_closest(const char *word, const char *const *names,
                             size_t n);
 

@@ -21,6 +21,7 @@ UNIT_TESTS = \
 	tests/unit/test_strmap \
 	tests/unit/test_decode_limits \
 	tests/unit/test_decode_time \
+	tests/unit/test_validate_fields \
 	tests/unit/test_events_nodes \
 	tests/unit/test_events_jobs \
 	tests/unit/test_events_queues \
@@ -65,6 +66,9 @@ tests_unit_test_decode_limits_SOURCES = tests/unit/test_decode_limits.c \
 	tests/unit/decode_helpers.h
 tests_unit_test_decode_limits_LDADD = $(UNIT_LDADD)
 tests_unit_test_decode_limits_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_validate_fields_SOURCES = tests/unit/test_validate_fields.c
+tests_unit_test_validate_fields_LDADD = $(UNIT_LDADD)
+tests_unit_test_validate_fields_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_decode_time_SOURCES = tests/unit/test_decode_time.c \
 	tests/unit/decode_helpers.h
 tests_unit_test_decode_time_LDADD = $(UNIT_LDADD)
