@@ -268,7 +268,7 @@ EXTRA_DIST += tests/scenarios
 
 CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_host_checks.sh tests/cli/test_layers.sh \
-	tests/cli/test_backend_line.sh
+	tests/cli/test_backend_line.sh tests/cli/test_validate.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
