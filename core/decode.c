@@ -144,10 +144,18 @@ static int kueue_version(struct decode_ctx *c, const struct doc_node *doc,
         c->v1beta1 = true;
         return 0;
     }
-    return decode_fail_at(c, doc, "apiVersion",
-                          "unknown version \"%s\" of a Kueue kind (Ordo "
-                          "reads %s/v1beta2, and v1beta1): not read",
-                          api_version, KUEUE_GROUP);
+    /* Not decoded: the message names the object as written. */
+    const struct doc_node *meta = doc_map_get(doc, "metadata");
+    struct object_meta m = {0};
+    doc_get_string(doc_map_get(meta, "name"), &m.name);
+    doc_get_string(doc_map_get(meta, "namespace"), &m.namespace_);
+    c->meta = &m;
+    int r = decode_fail_at(c, doc, "apiVersion",
+                           "unknown version \"%s\" of a Kueue kind (Ordo "
+                           "reads %s/v1beta2, and v1beta1): not read",
+                           api_version, KUEUE_GROUP);
+    c->meta = NULL;
+    return r;
 }
 
 /* Decodes metadata, names and the kind's own fields into o, going on past

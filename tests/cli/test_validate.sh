@@ -56,7 +56,7 @@ expect "--strict: an unsupported workload is an error, notes stay notes" 1 "${ot
 expect "every error of an object, at its key; an unknown version" 1 'invalid/errors.yaml:8: ClusterQueue team-b: spec.queueingStrategy: unsupported value "Fastest" (one of: BestEffortFIFO, StrictFIFO)
 invalid/errors.yaml:15: ClusterQueue team-b: spec.resourceGroups[0].flavors[0].resources[0].nominalQuota: must be >= 0
 invalid/errors.yaml:17: ClusterQueue team-b: spec.stopPolicy: unsupported value "Sometimes" (one of: None, Hold, HoldAndDrain)
-invalid/errors.yaml:19: LocalQueue: apiVersion: unknown version "kueue.x-k8s.io/v1" of a Kueue kind (Ordo reads kueue.x-k8s.io/v1beta2, and v1beta1): not read
+invalid/errors.yaml:19: LocalQueue team-b: apiVersion: unknown version "kueue.x-k8s.io/v1" of a Kueue kind (Ordo reads kueue.x-k8s.io/v1beta2, and v1beta1): not read
 0 objects; 0 ignored (kinds Ordo does not read); 4 errors; 0 warnings' \
     -- "$bin" --validate invalid/errors.yaml
 

@@ -356,7 +356,7 @@ static void test_versions(void **state)
     assert_int_equal(res.r, -EINVAL);
     expect_count(&res, 1);
     expect_diag(&res, 0, DIAG_ERROR,
-                "q.yaml:1: ClusterQueue: apiVersion: unknown version "
+                "q.yaml:1: ClusterQueue a: apiVersion: unknown version "
                 "\"kueue.x-k8s.io/v1\" of a Kueue kind (Ordo reads "
                 "kueue.x-k8s.io/v1beta2, and v1beta1): not read");
     diag_list_release(&res.diags);
