@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diag.h"
 #include "doc.h"
 #include "err.h"
 #include "objects.h"
@@ -22,7 +23,28 @@
 /* decode_object() result for a kind Ordo does not read (ConfigMap, ...). */
 #define DECODE_IGNORED 1
 
-/* Decodes one document. Returns 0 with a new object in *ret (free with
+/* How decode_document() treats warnings. */
+struct decode_options {
+    bool strict; /* --strict: every warning is an error */
+};
+
+/* Decodes one document and appends everything it finds to diags, ordered
+ * by line: every error (decoding goes on past a failed field where it
+ * safely can), warnings (unknown fields of Kueue's kinds with the likely
+ * intended name, Kueue fields Ordo does not implement, v1beta1 fields that
+ * differ in v1beta2, workloads of kinds Ordo does not schedule, a Kueue
+ * Configuration) and notes (a kind Ordo does not read, a v1beta1 object read
+ * as v1beta2). Core Kubernetes kinds get no unknown-field reports. Returns
+ * 0 with a new object in *ret (free with object_free), DECODE_IGNORED for a
+ * kind Ordo does not read, -EINVAL when diags holds an error (an unknown
+ * version of a Kueue kind is one; with opt->strict every warning is one),
+ * or -ENOMEM. opt may be NULL (not strict). */
+int decode_document(const struct doc_node *doc, const char *file,
+                    const struct decode_options *opt, struct object **ret,
+                    struct diag_list *diags);
+
+/* decode_document() without options, keeping only the first error (by
+ * line) in e. Returns 0 with a new object in *ret (free with
  * object_free), DECODE_IGNORED when its kind is not one Ordo reads, or a
  * negative errno with e filled. file names the input in messages. */
 int decode_object(const struct doc_node *doc, const char *file,

@@ -11,6 +11,7 @@
 
 #include "arena.h"
 #include "quantity.h"
+#include "suggest.h"
 
 /* Appends to the path (cut at its end) and returns its previous length. */
 static size_t path_append(struct decode_ctx *c, const char *fmt, ...)
@@ -46,13 +47,28 @@ void decode_path_pop(struct decode_ctx *c, size_t mark)
     c->path[mark] = '\0';
 }
 
-static int decode_vfail(struct decode_ctx *c, const struct doc_node *n,
-                        const char *field, const char *fmt, va_list ap)
+/* The line a message about n (or its child `field`) points at: the key's. */
+static unsigned node_line(const struct doc_node *n, const char *field)
+{
+    const struct doc_node *v = field ? doc_map_get(n, field) : NULL;
+    if (v && (v->key_line || v->line))
+        return v->key_line ? v->key_line : v->line;
+    if (!n)
+        return 0;
+    return n->key_line ? n->key_line : n->line;
+}
+
+/* Formats "file:line: Kind ns/name: path: what" and records it. */
+static int decode_vreport(struct decode_ctx *c, enum diag_level level,
+                          const struct doc_node *n, const char *field,
+                          const char *fmt, va_list ap)
 {
     char what[ERR_MSG_MAX], where[64] = "", who[300] = "", path[300] = "";
+    char msg[ERR_MSG_MAX + 700];
     vsnprintf(what, sizeof(what), fmt, ap);
-    if (n && n->line)
-        snprintf(where, sizeof(where), ":%u", n->line);
+    unsigned line = node_line(n, field);
+    if (line)
+        snprintf(where, sizeof(where), ":%u", line);
     const struct object_meta *m = c->meta;
     if (c->kind && m && m->name && m->namespace_)
         snprintf(who, sizeof(who), " %s %s/%s:", c->kind, m->namespace_,
@@ -64,8 +80,80 @@ static int decode_vfail(struct decode_ctx *c, const struct doc_node *n,
     if (c->path_len || field)
         snprintf(path, sizeof(path), " %s%s%s:", c->path,
                  field && c->path_len ? "." : "", field ? field : "");
-    return err_set(c->err, EINVAL, "%s%s:%s%s %s", c->file, where, who, path,
-                   what);
+    snprintf(msg, sizeof(msg), "%s%s:%s%s %s", c->file, where, who, path,
+             what);
+    if (c->diags && diag_list_add(c->diags, level, line, msg) < 0)
+        c->oom = true;
+    if (level != DIAG_ERROR)
+        return 0;
+    if (c->n_errors++ == 0)
+        err_set(c->err, EINVAL, "%s", msg);
+    return -EINVAL;
+}
+
+static int decode_vfail(struct decode_ctx *c, const struct doc_node *n,
+                        const char *field, const char *fmt, va_list ap)
+{
+    return decode_vreport(c, DIAG_ERROR, n, field, fmt, ap);
+}
+
+int decode_warn_at(struct decode_ctx *c, const struct doc_node *n,
+                   const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = decode_vreport(c, c->warn_is_error ? DIAG_ERROR : DIAG_WARNING,
+                           n, field, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+int decode_note(struct decode_ctx *c, const struct doc_node *n,
+                const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = decode_vreport(c, DIAG_NOTE, n, NULL, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+int decode_check_known(struct decode_ctx *c, const struct doc_node *n,
+                       const struct decode_known *known)
+{
+    const char *names[128];
+    size_t n_names = 0;
+    int r = 0;
+    if (!c->check_known || !n || n->type != DOC_MAP)
+        return 0;
+    for (size_t k = 0; known[k].name && n_names < 128; k++)
+        if (!known[k].unsupported)
+            names[n_names++] = known[k].name;
+    for (size_t i = 0; i < n->n; i++) {
+        const char *key = n->keys[i];
+        size_t k = 0;
+        while (known[k].name && strcmp(known[k].name, key) != 0)
+            k++;
+        if (known[k].name && !known[k].unsupported)
+            continue;
+        const struct doc_node *v = n->items[i];
+        int r2 = 0;
+        if (known[k].name) {
+            if (!doc_is_null(v))
+                r2 = decode_warn_at(c, n, key, "unsupported: %s",
+                                    known[k].unsupported);
+        } else {
+            const char *near = suggest_closest(key, names, n_names);
+            if (near)
+                r2 = decode_warn_at(c, n, key,
+                                    "unknown field (did you mean \"%s\"?)",
+                                    near);
+            else
+                r2 = decode_warn_at(c, n, key, "unknown field");
+        }
+        r = decode_join(r, r2);
+    }
+    return r;
 }
 
 int decode_fail(struct decode_ctx *c, const struct doc_node *n, const char *fmt,

@@ -15,15 +15,26 @@
 #ifndef ORDO_DECODE_FIELD_H
 #define ORDO_DECODE_FIELD_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diag.h"
 #include "doc.h"
 #include "err.h"
 #include "objects.h"
 
 #define DECODE_PATH_MAX 256
+
+/* One entry of a table of the fields a map may have (decode_check_known()).
+ * A field Kueue has and Ordo reads has unsupported NULL; one Kueue has and
+ * Ordo does not implement names why ("Ordo does not implement admission
+ * checks yet"). Tables end with {NULL, NULL}. */
+struct decode_known {
+    const char *name;
+    const char *unsupported;
+};
 
 struct decode_ctx {
     struct arena *arena;
@@ -31,7 +42,14 @@ struct decode_ctx {
     const char *kind;
     const struct object_meta *meta; /* for the name in messages, once known */
     bool strict;                    /* validate enums (Kueue kinds) */
-    struct err *err;
+    bool check_known;   /* report unknown fields (Kueue kinds) */
+    bool warn_is_error; /* --strict: warnings count as errors */
+    bool v1beta1;       /* kueue.x-k8s.io/v1beta1 input */
+    struct diag_list *diags; /* every error and warning; NULL: only the
+                                first error, in err */
+    size_t n_errors;         /* errors reported so far */
+    bool oom;                /* a diagnostic could not be stored */
+    struct err *err;         /* the first error */
     char path[DECODE_PATH_MAX]; /* field path of the node being decoded */
     size_t path_len;
 };
@@ -42,14 +60,45 @@ size_t decode_path_push(struct decode_ctx *c, const char *key);
 size_t decode_path_push_index(struct decode_ctx *c, size_t i);
 void decode_path_pop(struct decode_ctx *c, size_t mark);
 
-/* Fills the error for node n (its line) at the current path. Returns
- * -EINVAL. */
+/* Reports an error for node n at the current path: into c->diags, and into
+ * c->err when it is the first. The line is that of n's key when n is a
+ * map's value (the line of `field`'s key when n is a map holding it), else
+ * n's own. Returns -EINVAL. */
 int decode_fail(struct decode_ctx *c, const struct doc_node *n, const char *fmt,
                 ...) __attribute__((format(printf, 3, 4)));
 /* Same, for a child field of the current path. */
 int decode_fail_at(struct decode_ctx *c, const struct doc_node *n,
                    const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* A warning for field `field` of map n (NULL: n itself) at the current path,
+ * or an error when c->warn_is_error. Returns 0, or -EINVAL for an error. */
+int decode_warn_at(struct decode_ctx *c, const struct doc_node *n,
+                   const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A note (never an error) about node n at the current path. Returns 0. */
+int decode_note(struct decode_ctx *c, const struct doc_node *n,
+                const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Checks every key of map n (at the current path) against known, when
+ * c->check_known: an unknown key is reported with the closest known name
+ * ("unknown field (did you mean \"preemption\"?)"), an unsupported one
+ * (not null) with its reason. Warnings, or errors with c->warn_is_error
+ * (then -EINVAL); every key is looked at. Like every error, these are
+ * counted in c->n_errors, and decode_document() fails an object with any:
+ * a decoder may go on past them. */
+int decode_check_known(struct decode_ctx *c, const struct doc_node *n,
+                       const struct decode_known *known);
+
+/* The result of two steps of a decoder that goes on past a failed field:
+ * -ENOMEM wins, then the first error, then 0. */
+static inline int decode_join(int r, int r2)
+{
+    if (r == -ENOMEM || r2 == -ENOMEM)
+        return -ENOMEM;
+    return r < 0 ? r : r2;
+}
 
 /* Field readers: look up key in map `parent`. An absent or null field
  * leaves *ret untouched and returns 0 (set the default first); a field of the

@@ -108,12 +108,29 @@ int decode_template_meta(struct decode_ctx *c, const struct doc_node *tmpl,
 
 /* Decodes one requirement {key, operator, values}. Label selectors allow
  * In/NotIn/Exists/DoesNotExist, node selectors also Gt/Lt. */
+/* Fields of the core/v1 structures Kueue's kinds hold, checked for those
+ * kinds only (decode_check_known() looks at c->check_known). */
+static const struct decode_known requirement_known[] = {
+    {"key", NULL}, {"operator", NULL}, {"values", NULL}, {NULL, NULL}};
+static const struct decode_known selector_known[] = {
+    {"matchLabels", NULL}, {"matchExpressions", NULL}, {NULL, NULL}};
+static const struct decode_known taint_known[] = {{"key", NULL},
+                                                  {"value", NULL},
+                                                  {"effect", NULL},
+                                                  {"timeAdded", NULL},
+                                                  {NULL, NULL}};
+static const struct decode_known toleration_known[] = {
+    {"key", NULL},    {"operator", NULL},          {"value", NULL},
+    {"effect", NULL}, {"tolerationSeconds", NULL}, {NULL, NULL}};
+
 static int decode_requirement(struct decode_ctx *c, const struct doc_node *it,
                               bool allow_gt_lt,
                               struct selector_requirement *ret)
 {
     const char *op = NULL;
     int r = decode_want_map(c, it);
+    if (r == 0) /* counted in c: go on past unknown fields */
+        (void)decode_check_known(c, it, requirement_known);
     if (r == 0)
         r = decode_field_string(c, it, "key", &ret->key);
     if (r == 0 && !ret->key)
@@ -194,11 +211,11 @@ static int decode_requirements(struct decode_ctx *c,
 int decode_label_selector(struct decode_ctx *c, const struct doc_node *n,
                           struct label_selector *ret)
 {
-    int r = decode_field_labels(c, n, "matchLabels", &ret->match_labels);
-    if (r == 0)
-        r = decode_requirements(c, n, "matchExpressions", false,
-                                &ret->n_exprs, &ret->exprs);
-    return r;
+    int r = decode_check_known(c, n, selector_known);
+    r = decode_join(r,
+                    decode_field_labels(c, n, "matchLabels", &ret->match_labels));
+    return decode_join(r, decode_requirements(c, n, "matchExpressions", false,
+                                              &ret->n_exprs, &ret->exprs));
 }
 
 int decode_node_selector(struct decode_ctx *c, const struct doc_node *n,
@@ -249,6 +266,8 @@ int decode_taints(struct decode_ctx *c, const struct doc_node *parent,
         size_t m2 = decode_path_push_index(c, i);
         t->value = "";
         r = decode_want_map(c, it);
+        if (r == 0) /* counted in c: go on past unknown fields */
+            (void)decode_check_known(c, it, taint_known);
         if (r == 0)
             r = decode_field_string(c, it, "key", &t->key);
         if (r == 0 && (!t->key || !*t->key))
@@ -283,6 +302,8 @@ static int decode_toleration(struct decode_ctx *c, const struct doc_node *it,
     t->key = "";
     t->value = "";
     int r = decode_want_map(c, it);
+    if (r == 0) /* counted in c: go on past unknown fields */
+        (void)decode_check_known(c, it, toleration_known);
     if (r == 0)
         r = decode_field_string(c, it, "key", &t->key);
     if (r == 0)

@@ -33,6 +33,8 @@ struct doc_node {
     bool quoted;        /* scalar: a string for sure */
     const char *scalar; /* scalar text, NUL-terminated ("" for empty) */
     unsigned line;      /* 1-based; 0 when unknown (JSON) */
+    unsigned key_line;  /* a map's value: the line of its key (0: unknown,
+                           or not a map's value) */
     size_t n;           /* SEQ: items; MAP: key/value pairs */
     const char **keys;  /* MAP only */
     struct doc_node **items; /* SEQ items; MAP values */

@@ -305,6 +305,8 @@ static struct doc_node *ycopy(struct yconv *c, int idx)
             dn->items[i] = ycopy(c, start[i].value);
             if (!dn->keys[i] || !dn->items[i])
                 return NULL;
+            /* Set on the copy: an aliased value has its key's line. */
+            dn->items[i]->key_line = yline(ynode(c, start[i].key));
         }
         break;
     }

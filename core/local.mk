@@ -4,6 +4,8 @@ noinst_LTLIBRARIES += core/libordo-core.la
 core_libordo_core_la_SOURCES = \
 	%reldir%/arena.c %reldir%/arena.h \
 	%reldir%/err.c %reldir%/err.h \
+	%reldir%/diag.c %reldir%/diag.h \
+	%reldir%/suggest.c %reldir%/suggest.h \
 	%reldir%/grow.c %reldir%/grow.h \
 	%reldir%/strmap.c %reldir%/strmap.h \
 	%reldir%/log.c %reldir%/log.h \

@@ -45,6 +45,24 @@ static void report(struct manifest_set *s, const struct err *e,
         on_error(e, userdata);
 }
 
+/* Hands what decoding one document found to the callbacks, in order. */
+static void report_diags(struct manifest_set *s, const struct diag_list *l,
+                         manifest_error_fn on_error, void *userdata)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const struct diag *d = &l->items[i];
+        if (d->level == DIAG_ERROR) {
+            struct err e;
+            err_set(&e, EINVAL, "%s", d->msg);
+            report(s, &e, on_error, userdata);
+            continue;
+        }
+        s->n_warnings += d->level == DIAG_WARNING;
+        if (s->on_diag)
+            s->on_diag(d, s->diag_userdata);
+    }
+}
+
 /* Decodes one document, unpacking `kind: List`. */
 static int load_node(struct manifest_set *s, const struct doc_node *n,
                      const char *file, manifest_error_fn on_error,
@@ -80,7 +98,13 @@ static int load_node(struct manifest_set *s, const struct doc_node *n,
     }
     s->n_documents++;
     struct object *o = NULL;
-    int r = decode_object(n, file, &o, &e);
+    struct diag_list diags;
+    struct decode_options opt = {.strict = s->strict};
+    diag_list_init(&diags);
+    int r = decode_document(n, file, &opt, &o, &diags);
+    if (r != -ENOMEM)
+        report_diags(s, &diags, on_error, userdata);
+    diag_list_release(&diags);
     if (r == DECODE_IGNORED) {
         s->n_ignored++;
         return 0;
@@ -89,7 +113,6 @@ static int load_node(struct manifest_set *s, const struct doc_node *n,
         return r;
     if (r < 0) {
         *bad = 1;
-        report(s, &e, on_error, userdata);
         return 0;
     }
     r = set_push(s, o);

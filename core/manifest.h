@@ -5,14 +5,16 @@
  * is decoded; a `kind: List` is unpacked into its items; kinds Ordo does not
  * read are counted and skipped, and so is a file that is Ordo's own
  * simulation report (schema ordo.dev/sim-report/v1). Errors do not stop
- * the load: each is handed to the caller's callback so that a user sees
- * all of them at once. */
+ * the load: each is handed to the caller's callback so that a user sees all
+ * of them at once, and so are warnings and notes (decode.h says which),
+ * when the caller asks. */
 #ifndef ORDO_MANIFEST_H
 #define ORDO_MANIFEST_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "diag.h"
 #include "err.h"
 #include "objects.h"
 
@@ -23,6 +25,10 @@
  * set return -E2BIG at once. Each file is also held to doc.h's limits: at
  * most 64 MiB and DOC_MAX_NODES nodes (so at most that many documents). */
 #define MANIFEST_MAX_OBJECTS 1000000
+
+/* Called with each warning and note (d->level), in the order of the input;
+ * errors go to the manifest_error_fn. */
+typedef void (*manifest_diag_fn)(const struct diag *d, void *userdata);
 
 struct manifest_set {
     size_t n, cap;
@@ -38,6 +44,11 @@ struct manifest_set {
     size_t n_reports;
     void (*on_note)(const struct err *e, void *userdata);
     void *note_data;
+    /* Set by the caller after manifest_set_init(): */
+    bool strict;             /* --strict: warnings are errors */
+    manifest_diag_fn on_diag; /* warnings and notes; NULL: dropped */
+    void *diag_userdata;
+    size_t n_warnings; /* warnings reported (errors with strict) */
 };
 
 typedef void (*manifest_error_fn)(const struct err *e, void *userdata);

@@ -2,7 +2,8 @@
  *
  * Modes: --version, --list-plugins (peek at plugin descriptors without
  * initialising them), --validate PATH... (decode manifests and report every
- * error), --sim PATH... (the simulated cluster). */
+ * error and warning; --strict makes warnings errors), --sim PATH... (the
+ * simulated cluster). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -47,9 +48,10 @@ struct options {
     bool list_plugins;
     bool validate;
     bool sim;
-    bool strict; /* --strict: a missing reference is an error */
     size_t n_plugin_dirs; /* --plugin-dir, in order */
     const char *plugin_dirs[CONFIG_MAX_PLUGIN_DIRS];
+    bool strict; /* --strict: manifest warnings and missing references are
+                    errors */
     const char *config;
     bool cycle_timeout_set; /* --cycle-timeout, over cycleTimeout */
     int64_t cycle_timeout_ns;
@@ -69,7 +71,10 @@ static void usage(FILE *out)
             "version, summary;\n"
             "                        with -v 1 path and arguments)\n"
             "  --validate PATH...    check manifests (files or directories) "
-            "and report every error\n"
+            "and report every\n"
+            "                        error and warning (exit 1 on an error); "
+            "with --config,\n"
+            "                        the configuration file too\n"
             "  --sim PATH...         run the scheduler on a simulated cluster "
             "built from manifests\n"
             "\n"
@@ -85,6 +90,13 @@ static void usage(FILE *out)
             "(ordo.dev/sim-report/v1 JSON)\n"
             "  --plot DIR            write SVG plots of usage and a workload "
             "timeline\n"
+            "  --strict              unknown or unsupported Kueue fields, older "
+            "API versions,\n"
+            "                        references to objects not in the "
+            "manifests and workloads\n"
+            "                        Ordo does not schedule are errors, not "
+            "warnings\n"
+            "                        (--validate, --sim)\n"
             "  --no-progress         no progress bar\n"
             "  --sim-check           check invariants after every instant "
             "(exit 1 when one fails)\n"
@@ -92,9 +104,7 @@ static void usage(FILE *out)
             "(default:\n"
             "                        cycleTimeout of --config, 60s; 0s: "
             "never)\n"
-            "  --strict              a reference to an object not in the "
-            "manifests is an error\n"
-            "                        (default: a warning)\n"
+
             "  --explain NS/NAME     after --sim, what happened to a workload "
             "and where it\n"
             "                        stands (repeatable)\n"
@@ -178,24 +188,43 @@ static void print_error(const struct err *e, void *userdata)
     fprintf(stderr, "%s\n", e->msg);
 }
 
-/* A finding of manifest_check(): warnings say so, errors read as the
- * decoder's. */
+/* A finding of manifest_check(), printed as the decoder's warnings and
+ * errors are. */
 static void print_finding(enum manifest_severity sev, const char *file,
                           unsigned line, const char *msg, void *userdata)
 {
     char where[32] = "";
     if (line)
         snprintf(where, sizeof(where), ":%u", line);
-    fprintf(stderr, "%s%s: %s%s\n", file, where,
-            sev == MANIFEST_WARNING ? "warning: " : "", msg);
+    fprintf(stderr, "%s%s%s: %s\n",
+            sev == MANIFEST_WARNING ? "warning: " : "", file, where, msg);
 }
 
-static int validate(char **paths, int n, bool strict)
+/* --validate prints every warning and note, each named as such. */
+static void print_diag(const struct diag *d, void *userdata)
+{
+    fprintf(stderr, "%s: %s\n", diag_level_name(d->level), d->msg);
+}
+
+static int validate(const struct options *o, char **paths, int n)
 {
     struct manifest_set set;
     size_t by_kind[OBJ_KIND_MAX] = {0};
+    size_t config_errors = 0;
+    if (o->config) {
+        struct sched_config cfg;
+        struct err e;
+        config_init_defaults(&cfg);
+        if (config_load(&cfg, o->config, &e) < 0) {
+            fprintf(stderr, "%s\n", e.msg);
+            config_errors = 1;
+        }
+        config_release(&cfg);
+    }
     manifest_set_init(&set);
     set.on_note = print_error; /* a report of an earlier run, skipped */
+    set.strict = o->strict;
+    set.on_diag = print_diag;
     for (int i = 0; i < n; i++) {
         if (manifest_load_path(&set, paths[i], print_error, NULL) == -ENOMEM) {
             fprintf(stderr, "ordo-scheduler: out of memory\n");
@@ -204,7 +233,7 @@ static int validate(char **paths, int n, bool strict)
     }
     /* Across objects, once each decoded (a reference to one that did not
      * would only repeat its error). */
-    struct manifest_check_opts copts = {.strict = strict};
+    struct manifest_check_opts copts = {.strict = o->strict};
     struct manifest_check_counts counts = {0};
     if (set.n_errors == 0 &&
         manifest_check(&set, &copts, print_finding, NULL, &counts) < 0)
@@ -215,12 +244,11 @@ static int validate(char **paths, int n, bool strict)
     for (int k = 0; k < OBJ_KIND_MAX; k++)
         if (by_kind[k])
             printf(", %zu %s", by_kind[k], object_kind_name(k));
-    printf("; %zu ignored (kinds Ordo does not read); %zu errors",
-           set.n_ignored, set.n_errors + counts.n_errors);
-    if (counts.n_warnings)
-        printf(", %zu warnings", counts.n_warnings);
-    printf("\n");
-    int rc = set.n_errors || counts.n_errors ? 1 : 0;
+    printf("; %zu ignored (kinds Ordo does not read); %zu errors; %zu "
+           "warnings\n",
+           set.n_ignored, set.n_errors + config_errors + counts.n_errors,
+           set.n_warnings + counts.n_warnings);
+    int rc = set.n_errors || config_errors || counts.n_errors ? 1 : 0;
     manifest_set_release(&set);
     return rc;
 }
@@ -337,6 +365,10 @@ int main(int argc, char **argv)
         case OPT_SIM_CHECK:
             o.sim_opt.check = true;
             break;
+        case OPT_STRICT:
+            o.strict = true;
+            o.sim_opt.strict = true;
+            break;
         case OPT_CYCLE_TIMEOUT:
             if (strchr(optarg, '-') ||
                 duration_parse(optarg, &o.cycle_timeout_ns) < 0) {
@@ -347,9 +379,6 @@ int main(int argc, char **argv)
                 return 2;
             }
             o.cycle_timeout_set = true;
-            break;
-        case OPT_STRICT:
-            o.strict = o.sim_opt.strict = true;
             break;
         case OPT_EXPLAIN:
             /* The names point into argv, which outlives the run. */
@@ -396,7 +425,7 @@ int main(int argc, char **argv)
                             "file or directory\n");
             return 2;
         }
-        return validate(argv + optind, argc - optind, o.strict);
+        return validate(&o, argv + optind, argc - optind);
     }
     if (o.sim) {
         if (optind >= argc) {

@@ -22,6 +22,7 @@ UNIT_TESTS = \
 	tests/unit/test_strmap \
 	tests/unit/test_decode_limits \
 	tests/unit/test_decode_time \
+	tests/unit/test_validate_fields \
 	tests/unit/test_events_nodes \
 	tests/unit/test_events_jobs \
 	tests/unit/test_events_queues \
@@ -72,6 +73,9 @@ tests_unit_test_decode_limits_SOURCES = tests/unit/test_decode_limits.c \
 	tests/unit/decode_helpers.h
 tests_unit_test_decode_limits_LDADD = $(UNIT_LDADD)
 tests_unit_test_decode_limits_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_validate_fields_SOURCES = tests/unit/test_validate_fields.c
+tests_unit_test_validate_fields_LDADD = $(UNIT_LDADD)
+tests_unit_test_validate_fields_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_decode_time_SOURCES = tests/unit/test_decode_time.c \
 	tests/unit/decode_helpers.h
 tests_unit_test_decode_time_LDADD = $(UNIT_LDADD)
@@ -341,7 +345,7 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_examples.sh tests/cli/test_quiet.sh \
 	tests/cli/test_host_checks.sh tests/cli/test_layers.sh \
 	tests/cli/test_backend_line.sh tests/cli/test_checks.sh \
-	tests/cli/test_explain.sh
+	tests/cli/test_explain.sh tests/cli/test_validate.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "suggest.h"
 
 #define PLUGIN_NAME_MAX 63
 #define WEIGHT_MIN      1
@@ -111,8 +112,9 @@ static int want_type(const struct cfg_ctx *c, const struct doc_node *n,
                     t == DOC_MAP ? "map" : "list", doc_type_name(n));
 }
 
-/* Fails on the first key of map that is not in known, listing those. The
- * doc tree has no lines for keys: the value's line is used. */
+/* Fails on the first key of map that is not in known, at the key's line,
+ * with the known name it most likely meant ("did you mean"), or listing
+ * them all when none is close. */
 static int check_fields(const struct cfg_ctx *c, const struct doc_node *map,
                         const char *parent, const char *const *known)
 {
@@ -124,6 +126,14 @@ static int check_fields(const struct cfg_ctx *c, const struct doc_node *map,
             continue;
 
         char path[PATH_MAX_LEN], list[256] = "";
+        struct doc_node at = {.line = map->items[i]->key_line
+                                          ? map->items[i]->key_line
+                                          : map->items[i]->line};
+        path_key(path, sizeof(path), parent, map->keys[i]);
+        const char *near = suggest_closest(map->keys[i], known, k);
+        if (near)
+            return cfg_fail(c, &at, path,
+                            "unknown field (did you mean \"%s\"?)", near);
         size_t len = 0;
         for (k = 0; known[k] && len < sizeof(list); k++) {
             int w = snprintf(list + len, sizeof(list) - len, "%s%s",
@@ -132,9 +142,8 @@ static int check_fields(const struct cfg_ctx *c, const struct doc_node *map,
                 break;
             len += (size_t)w;
         }
-        return cfg_fail(c, map->items[i],
-                        path_key(path, sizeof(path), parent, map->keys[i]),
-                        "unknown field (expected one of: %s)", list);
+        return cfg_fail(c, &at, path, "unknown field (expected one of: %s)",
+                        list);
     }
     return 0;
 }

@@ -374,9 +374,16 @@ static void test_unknown_top_field(void **state)
 {
     (void)state;
     load_fails(HEADER "plugin: {}\n",
-               "c.yaml:3: plugin: unknown field (expected one of: "
+               "c.yaml:3: plugin: unknown field (did you mean \"plugins\"?)");
+    /* Nothing close: every known field is listed. */
+    load_fails(HEADER "scheduler: {}\n",
+               "c.yaml:3: scheduler: unknown field (expected one of: "
                "apiVersion, kind, plugins, pluginConfig, fairSharing, "
                "cycleTimeout, pluginDirs, builtinPluginDir)");
+    /* The key's line, not its value's. */
+    load_fails(HEADER "cycleTimout:\n  10s\n",
+               "c.yaml:3: cycleTimout: unknown field (did you mean "
+               "\"cycleTimeout\"?)");
 }
 
 /* pluginDirs: a list of directories, kept as written; builtinPluginDir: a
@@ -412,7 +419,7 @@ static void test_unknown_nested_fields(void **state)
                "c.yaml:5: plugins.queue.strictFifo: unknown field");
     load_fails(HEADER "plugins:\n  place:\n  - name: a\n    wieght: 2\n",
                "c.yaml:6: plugins.place[0].wieght: unknown field "
-               "(expected one of: name, weight)");
+               "(did you mean \"weight\"?)");
     load_fails(HEADER "pluginConfig:\n- name: a\n  arg: {}\n",
                "c.yaml:5: pluginConfig[0].arg: unknown field");
     load_fails(HEADER "fairSharing:\n  enabled: true\n",

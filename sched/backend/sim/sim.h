@@ -49,7 +49,8 @@ struct sim_options {
     const char *plot_dir; /* --plot DIR (SVG), or NULL */
     bool progress;      /* progress bar on stderr (a TTY) */
     bool check;         /* check invariants after every instant */
-    bool strict;        /* --strict: a missing reference stops the load */
+    bool strict; /* --strict: manifest warnings and missing references are
+                    errors that stop the load */
     FILE *out;          /* summary table; stdout */
     /* --explain NAMESPACE/NAME (repeatable): printed after the run. */
     const char *const *explain;

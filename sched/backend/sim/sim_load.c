@@ -25,8 +25,16 @@ static void print_finding(enum manifest_severity sev, const char *file,
     char where[32] = "";
     if (line)
         snprintf(where, sizeof(where), ":%u", line);
-    fprintf(stderr, "%s%s: %s%s\n", file, where,
-            sev == MANIFEST_WARNING ? "warning: " : "", msg);
+    fprintf(stderr, "%s%s%s: %s\n",
+            sev == MANIFEST_WARNING ? "warning: " : "", file, where, msg);
+}
+
+/* Warnings are printed on load; notes (kinds Ordo does not read) are for
+ * --validate. */
+static void print_warning(const struct diag *d, void *userdata)
+{
+    if (d->level == DIAG_WARNING)
+        fprintf(stderr, "warning: %s\n", d->msg);
 }
 
 /* Order in which objects that arrive together are filed, so that what a
@@ -210,6 +218,8 @@ int sim_load(struct sim *sm, char **paths, int n_paths)
     struct object **shadows = NULL;
     manifest_set_init(&set);
     set.on_note = print_error; /* a report of an earlier run, skipped */
+    set.strict = sm->opt->strict;
+    set.on_diag = print_warning;
     for (int i = 0; i < n_paths; i++)
         if (manifest_load_path(&set, paths[i], print_error, NULL) == -ENOMEM)
             break;
