@@ -33,8 +33,10 @@ warning: validate/queues.yaml:15: ClusterQueue team-a: spec.queueingStratgy: unk
 warning: validate/queues.yaml:17: ClusterQueue team-a: spec.admissionChecksStrategy: unsupported: Ordo does not implement admission checks yet
 warning: validate/queues.yaml:27: ClusterQueue team-a: spec.resourceGroups[0].flavors[0].resources[0].borrowingLimt: unknown field (did you mean "borrowingLimit"?)'
 
+# Then the checks across objects: the AdmissionCheck it names is missing.
 expect "warnings: exit 0, the object read" 0 "$queues_warnings
-3 objects, 1 ResourceFlavor, 1 ClusterQueue, 1 LocalQueue; 0 ignored (kinds Ordo does not read); 0 errors; 4 warnings" \
+warning: validate/queues.yaml:8: ClusterQueue team-a: references missing AdmissionCheck(s): provisioning: it admits nothing until they exist
+3 objects, 1 ResourceFlavor, 1 ClusterQueue, 1 LocalQueue; 0 ignored (kinds Ordo does not read); 0 errors; 5 warnings" \
     -- "$bin" --validate validate/queues.yaml
 
 expect "--strict: the same messages as errors, exit 1" 1 "${queues_warnings//warning: /}
@@ -91,11 +93,23 @@ else
     failed=$((failed + 1)); echo "not ok - sim --strict refuses (rc=$rc)"; sed 's/^/    /' <<<"$out"
 fi
 
-# The scenarios' and examples' inputs hold nothing Ordo would warn about.
+# The scenarios' and examples' inputs hold nothing Ordo would warn about,
+# except what a scenario shows on purpose: its validate-findings file lists
+# each line --validate --strict prints (paths relative to its input/), and
+# those must be exactly what it prints.
 dirty=0
 for d in "$scenarios"/*/input "$data"/../../examples/quickstart "$data"/../../examples/kueue-setup; do
     [ -d "$d" ] || continue
     out=$("$bin" --validate --strict "$d" 2>&1); rc=$?
+    expect=${d%/input}/validate-findings
+    if [ "$d" != "${d%/input}" ] && [ -f "$expect" ]; then
+        got=$(grep -v -e "^note:" -e "objects, .*ignored" <<<"$out" | sed "s|^warning: $d/|warning: |; s|^$d/||")
+        if [ "$got" != "$(cat "$expect")" ]; then
+            dirty=$((dirty + 1)); echo "    $d: not what $expect says:"
+            diff "$expect" - <<<"$got" | sed 's/^/      /'
+        fi
+        continue
+    fi
     if [ "$rc" -ne 0 ] || grep -q "^warning:" <<<"$out"; then
         dirty=$((dirty + 1)); echo "    $d:"; grep -v "^note:" <<<"$out" | sed 's/^/      /'
     fi

@@ -419,8 +419,7 @@ static void test_admission_check_decoding(void **state)
     assert_decode_error("apiVersion: kueue.x-k8s.io/v1beta1\n"
                         "kind: ClusterQueue\nmetadata: {name: cq}\nspec:\n"
                         "  admissionChecks: [{name: a}]\n",
-                        "spec.admissionChecks[0]: expected an AdmissionCheck's "
-                        "name");
+                        "spec.admissionChecks[0]: expected a string, got a map");
 }
 
 int main(void)
