@@ -8,9 +8,13 @@
  * every WL_HISTORY_MAX / 4 notes. The reason and placement rules look back
  * only to the last admission, a bounded number of events (an admission
  * adds at most PLACED, EVICTED and REQUEUED after it). Memory: at most
- * WL_HISTORY_MAX events and their strings per workload. */
+ * WL_HISTORY_MAX events and their strings per workload; a reason whose
+ * numbers alone change is folded into the note before it (history.h), so
+ * that a waiting workload costs a note per kind of reason, not one per
+ * cycle. */
 #include "workload.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +120,53 @@ static const struct wl_event *last_since_admission(const struct wl_history *h,
     return NULL;
 }
 
+/* Past a run of digits (and the points between them) and the unit that
+ * follows it (m, k, Ki, Mi, Gi, ...): where a quantity ends. */
+static const char *skip_number(const char *s)
+{
+    while (isdigit((unsigned char)*s) ||
+           (*s == '.' && isdigit((unsigned char)s[1])))
+        s++;
+    size_t n = 0;
+    while (n < 2 && s[n] && strchr("kmMGTPEi", s[n]))
+        n++;
+    return isalpha((unsigned char)s[n]) ? s : s + n;
+}
+
+/* Whether a and b say the same but for their numbers. */
+static bool same_but_numbers(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            a = skip_number(a);
+            b = skip_number(b);
+            continue;
+        }
+        if (*a++ != *b++)
+            return false;
+    }
+    return *a == *b;
+}
+
+/* Folds reason into the WAITING note that ends w's history (history.h). */
+static bool fold_reason(const struct cluster *c, struct workload *w,
+                        const char *reason)
+{
+    struct wl_history *h = &w->history;
+    struct wl_event *e = h->n ? &h->ev[h->n - 1] : NULL;
+    if (!e || e->type != WL_EV_WAITING || !e->detail ||
+        !same_but_numbers(e->detail, reason))
+        return false;
+    char *text = strdup(reason);
+    if (!text)
+        return false;
+    free(e->detail);
+    e->detail = text;
+    e->changes++;
+    e->t_last_ns = c->now_ns;
+    return true;
+}
+
 bool workload_note_reason(const struct cluster *c, struct workload *w,
                           const char *reason)
 {
@@ -125,6 +176,8 @@ bool workload_note_reason(const struct cluster *c, struct workload *w,
         last_since_admission(&w->history, WL_EV_WAITING);
     if (last && last->detail && strcmp(last->detail, reason) == 0)
         return false;
+    if (fold_reason(c, w, reason))
+        return true;
     return workload_note(c, w, WL_EV_WAITING, w->cq ? w->cq->name : NULL,
                          reason, NULL) == 0;
 }

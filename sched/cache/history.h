@@ -34,6 +34,13 @@ struct wl_event {
     char *cq;     /* the ClusterQueue concerned, or NULL (owned) */
     char *detail; /* see the types, or NULL (owned) */
     char *by;     /* WL_EV_EVICTED: the preemptor, or NULL (owned) */
+    /* WL_EV_WAITING: later reasons that differ from this one only in their
+     * numbers ("3 more needed", "2 more needed") are folded into it: detail
+     * is the latest, `changes` counts them, t_last_ns is when the latest
+     * came. A queue under churn rewrites its amounts every cycle; a note
+     * each time would cost memory per workload per cycle. */
+    uint32_t changes;
+    int64_t t_last_ns;
 };
 
 /* At most this many events per workload; past it the oldest WAITING

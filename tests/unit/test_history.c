@@ -101,6 +101,47 @@ static void test_reason_changes(void **state)
     workload_history_release(&w.history);
 }
 
+/* A reason whose numbers alone change (amounts, counts, quantities with
+ * their units) is folded into the note before it: the latest text, how
+ * many times, when last. Another kind of reason, or another event in
+ * between, gets a note of its own. */
+static void test_reason_folds_numbers(void **state)
+{
+    struct cluster c = {.now_ns = 10};
+    struct cq q = {.name = "q"};
+    struct workload w = {.cq = &q};
+    assert_true(workload_set_reason(&c, &w, "insufficient quota for cpu in "
+                                            "flavor f, 3 more needed"));
+    c.now_ns = 20;
+    assert_true(workload_set_reason(&c, &w, "insufficient quota for cpu in "
+                                            "flavor f, 1500m more needed"));
+    c.now_ns = 30;
+    assert_true(workload_set_reason(&c, &w, "insufficient quota for cpu in "
+                                            "flavor f, 12 more needed"));
+    assert_int_equal(w.history.n, 1);
+    const struct wl_event *e = &w.history.ev[0];
+    assert_int_equal(e->t_ns, 10);
+    assert_int_equal(e->changes, 2);
+    assert_int_equal(e->t_last_ns, 30);
+    assert_string_equal(e->detail, "insufficient quota for cpu in flavor f, "
+                                   "12 more needed");
+    /* Another resource is another reason, and so is another word after a
+     * number (10Gi vs 10 Gi pods: not a unit). */
+    assert_true(workload_set_reason(&c, &w, "insufficient quota for memory in "
+                                            "flavor f, 1Gi more needed"));
+    assert_int_equal(w.history.n, 2);
+    assert_true(workload_set_reason(&c, &w, "insufficient quota for memory in "
+                                            "flavor f, 2Gim more needed"));
+    assert_int_equal(w.history.n, 3);
+    /* An event in between: the next reason is noted afresh. */
+    workload_note(&c, &w, WL_EV_REQUEUED, "q", NULL, NULL);
+    assert_true(workload_set_reason(&c, &w, "insufficient quota for memory in "
+                                            "flavor f, 3Gim more needed"));
+    assert_int_equal(w.history.n, 5);
+    assert_int_equal(w.history.ev[4].changes, 0);
+    workload_history_release(&w.history);
+}
+
 /* PLACED once per admission, when every pod of every pod set has a node
  * (or succeeded), and never without an admission. */
 static void test_placed_once(void **state)
@@ -149,6 +190,7 @@ int main(void)
         cmocka_unit_test(test_bound_drops_waiting_first),
         cmocka_unit_test(test_bound_without_waiting),
         cmocka_unit_test(test_reason_changes),
+        cmocka_unit_test(test_reason_folds_numbers),
         cmocka_unit_test(test_placed_once),
         cmocka_unit_test(test_type_names),
     };

@@ -537,14 +537,14 @@ static void test_report_history(void **state)
     struct fixture *fx = *state;
     struct workload *w = &fx->wl[0]; /* ns1/job-b, admitted */
     struct wl_event ev[] = {
-        {0, WL_EV_CREATED, NULL, NULL, NULL},
-        {0, WL_EV_WAITING, "team-a", "insufficient quota", NULL},
-        {S(1), WL_EV_ADMITTED, "team-a", "main: cpu=on-demand", NULL},
-        {S(1), WL_EV_PLACED, "team-a", NULL, NULL},
-        {S(2), WL_EV_EVICTED, "team-a", "InClusterQueue", "ns1/urgent"},
-        {S(2), WL_EV_REQUEUED, NULL, NULL, NULL},
-        {MS(2500), WL_EV_ADMITTED, "team-a", "main: cpu=on-demand", NULL},
-        {MS(2500), WL_EV_PLACED, "team-a", NULL, NULL},
+        {0, WL_EV_CREATED, NULL, NULL, NULL, 0, 0},
+        {0, WL_EV_WAITING, "team-a", "insufficient quota", NULL, 0, 0},
+        {S(1), WL_EV_ADMITTED, "team-a", "main: cpu=on-demand", NULL, 0, 0},
+        {S(1), WL_EV_PLACED, "team-a", NULL, NULL, 0, 0},
+        {S(2), WL_EV_EVICTED, "team-a", "InClusterQueue", "ns1/urgent", 0, 0},
+        {S(2), WL_EV_REQUEUED, NULL, NULL, NULL, 0, 0},
+        {MS(2500), WL_EV_ADMITTED, "team-a", "main: cpu=on-demand", NULL, 0, 0},
+        {MS(2500), WL_EV_PLACED, "team-a", NULL, NULL, 0, 0},
     };
     w->history = (struct wl_history){.n = 8, .cap = 8, .ev = ev};
     w->evictions = 1;

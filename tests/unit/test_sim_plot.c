@@ -49,7 +49,8 @@ static void note(struct fixture *fx, struct workload *w, int64_t t,
     assert_true(h->n < MAX_EV);
     h->ev = fx->ev[w - fx->wl];
     h->ev[h->n++] =
-        (struct wl_event){t, type, (char *)cq, (char *)detail, (char *)by};
+        (struct wl_event){.t_ns = t, .type = type, .cq = (char *)cq,
+                          .detail = (char *)detail, .by = (char *)by};
 }
 
 static int setup(void **state)

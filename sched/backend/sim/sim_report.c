@@ -388,88 +388,82 @@ static struct json_object *cq_json(const struct cq *q,
     return obj;
 }
 
-static struct json_object *
-report_json(const struct cluster *c, const struct sim_ran *ran, int64_t end_ns)
+/* Pretty-printing flags of every part of the report. */
+#define REPORT_JSON_FLAGS                                                      \
+    (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |                       \
+     JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* Writes obj (taken) at two levels of indentation, as an item of a
+ * top-level array: JSON strings hold no raw newline, so each newline of
+ * json-c's text is followed by the indentation. -ENOMEM or -EIO. */
+static int write_item(FILE *f, struct json_object *obj, bool first)
+{
+    if (!obj)
+        return -ENOMEM;
+    const char *text = json_object_to_json_string_ext(obj, REPORT_JSON_FLAGS);
+    int r = text ? 0 : -ENOMEM;
+    if (r == 0 && fputs(first ? "\n    " : ",\n    ", f) == EOF)
+        r = -EIO;
+    for (const char *p = text; r == 0 && *p; p++)
+        if ((*p == '\n' ? fputs("\n    ", f) : fputc(*p, f)) == EOF)
+            r = -EIO;
+    json_object_put(obj);
+    return r;
+}
+
+/* The report, one workload at a time: building the whole document first
+ * would hold every workload's history twice (objects, then text). */
+static int report_stream(FILE *f, const struct cluster *c,
+                         const struct sim_ran *ran, int64_t end_ns)
 {
     struct workload **v = NULL;
     size_t n = 0;
-    struct json_object *root = NULL, *arr = NULL;
     struct cq_counts *counts = count_per_cq(c);
-    if (!counts || sorted_workloads(c, &v, &n) < 0) {
-        free(counts);
-        return NULL;
+    struct json_object *end = json_seconds(end_ns);
+    const char *end_text = end ? json_object_to_json_string(end) : NULL;
+    int r = 0;
+    if (!counts || !end_text || sorted_workloads(c, &v, &n) < 0) {
+        r = -ENOMEM;
+        goto out;
     }
-    root = json_object_new_object();
-    if (!root ||
-        put(root, "schema", json_object_new_string(SIM_REPORT_SCHEMA), false) <
-            0 ||
-        put(root, "endTime", json_seconds(end_ns), false) < 0)
-        goto fail;
-    arr = json_object_new_array();
-    if (!arr)
-        goto fail;
-    for (size_t i = 0; i < n; i++)
-        if (append(arr, workload_json(v[i], ran)) < 0)
-            goto fail;
-    if (put(root, "workloads", arr, false) < 0) {
-        arr = NULL;
-        goto fail;
-    }
-    arr = json_object_new_array();
-    if (!arr)
-        goto fail;
-    for (uint32_t i = 0; i < c->n_cqs; i++)
-        if (append(arr, cq_json(c->cqs_v[i], &counts[i])) < 0)
-            goto fail;
-    if (put(root, "clusterQueues", arr, false) < 0) {
-        arr = NULL;
-        goto fail;
-    }
+    if (fprintf(f, "{\n  \"schema\": \"%s\",\n  \"endTime\": %s,\n"
+                   "  \"workloads\": [",
+                SIM_REPORT_SCHEMA, end_text) < 0)
+        r = -EIO;
+    for (size_t i = 0; r == 0 && i < n; i++)
+        r = write_item(f, workload_json(v[i], ran), i == 0);
+    if (r == 0 && fputs(n ? "\n  ],\n  \"clusterQueues\": ["
+                          : "],\n  \"clusterQueues\": [",
+                        f) == EOF)
+        r = -EIO;
+    for (uint32_t i = 0; r == 0 && i < c->n_cqs; i++)
+        r = write_item(f, cq_json(c->cqs_v[i], &counts[i]), i == 0);
+    if (r == 0 && fputs(c->n_cqs ? "\n  ]\n}\n" : "]\n}\n", f) == EOF)
+        r = -EIO;
+out:
+    json_object_put(end);
     free(v);
     free(counts);
-    return root;
-
-fail:
-    json_object_put(arr);
-    json_object_put(root);
-    free(v);
-    free(counts);
-    return NULL;
+    return r;
 }
 
 int sim_report_write(const struct cluster *c, const struct sim_ran *ran,
                      int64_t end_ns, const char *path, struct err *e)
 {
-    int ret = 0;
-    FILE *f = NULL;
-    struct json_object *root = report_json(c, ran, end_ns);
-    if (!root)
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return err_set(e, errno, "%s: %s", path, strerror(errno));
+    errno = 0;
+    int r = report_stream(f, c, ran, end_ns);
+    int code = r == -ENOMEM ? ENOMEM : errno ? errno : EIO;
+    if (fclose(f) != 0 && r == 0) {
+        r = -EIO;
+        code = errno ? errno : EIO;
+    }
+    if (r == -ENOMEM)
         return err_set(e, ENOMEM, "%s: out of memory building the report",
                        path);
-    const char *text = json_object_to_json_string_ext(
-        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                  JSON_C_TO_STRING_NOSLASHESCAPE);
-    if (!text) {
-        ret = err_set(e, ENOMEM, "%s: out of memory building the report", path);
-        goto cleanup;
-    }
-    f = fopen(path, "w");
-    if (!f) {
-        ret = err_set(e, errno, "%s: %s", path, strerror(errno));
-        goto cleanup;
-    }
-    errno = 0;
-    bool failed = fputs(text, f) == EOF || fputc('\n', f) == EOF;
-    failed |= fclose(f) != 0;
-    f = NULL;
-    if (failed) {
-        int code = errno ? errno : EIO;
-        ret = err_set(e, code, "%s: %s", path, strerror(code));
-    }
-
-cleanup:
-    if (f)
-        fclose(f);
-    json_object_put(root);
-    return ret;
+    if (r < 0)
+        return err_set(e, code, "%s: %s", path, strerror(code));
+    return 0;
 }

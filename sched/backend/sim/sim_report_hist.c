@@ -54,7 +54,10 @@ static struct json_object *event_json(const struct wl_event *e)
             0 ||
         put(obj, "cq", string_or_null(e->cq)) < 0 ||
         put(obj, "detail", string_or_null(e->detail)) < 0 ||
-        put(obj, "by", string_or_null(e->by)) < 0) {
+        put(obj, "by", string_or_null(e->by)) < 0 ||
+        (e->changes &&
+         (put(obj, "changes", json_object_new_int64(e->changes)) < 0 ||
+          put(obj, "lastChange", sim_json_seconds(e->t_last_ns)) < 0))) {
         json_object_put(obj);
         return NULL;
     }

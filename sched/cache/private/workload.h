@@ -109,8 +109,10 @@ int workload_note(const struct cluster *c, struct workload *w,
                   enum wl_event_type type, const char *cq, const char *detail,
                   const char *by);
 /* Notes WL_EV_WAITING with reason when it differs from the last WAITING
- * note since w's last admission (a new pending period notes it again).
- * Returns whether it noted. */
+ * note since w's last admission (a new pending period notes it again); one
+ * that differs only in its numbers from a WAITING note that ends the
+ * history is folded into it (history.h). Returns whether it noted or
+ * folded. */
 bool workload_note_reason(const struct cluster *c, struct workload *w,
                           const char *reason);
 /* Notes WL_EV_ADMITTED: w's admitted ClusterQueue and its flavors from its
