@@ -364,18 +364,22 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
         progress(&sm, true);
         FILE *out = opt->out ? opt->out : stdout;
         sim_summary_print(out, c, sm.now_ns);
+        /* Each output is written whatever became of the others; the plots
+         * first, as they make their directory, which may hold the
+         * report. */
+        if (opt->plot_dir &&
+            sim_plot_write(c, &sm.history, sm.now_ns, opt->plot_dir, &e) < 0) {
+            fprintf(stderr, "ordo-scheduler: --plot: %s\n", e.msg);
+            r = -EIO;
+        }
         if (opt->report &&
             sim_report_write(c, sm.ran, sm.now_ns, opt->report, &e) < 0) {
             fprintf(stderr, "ordo-scheduler: --report: %s\n", e.msg);
             r = -EIO;
         }
-        if (r == 0 && opt->plot_dir &&
-            sim_plot_write(c, &sm.history, sm.now_ns, opt->plot_dir, &e) < 0) {
-            fprintf(stderr, "ordo-scheduler: --plot: %s\n", e.msg);
-            r = -EIO;
-        }
-        for (size_t i = 0; r >= 0 && i < opt->n_explain; i++)
-            if (sim_explain(out, stderr, sm.s, sm.ran, opt->explain[i]) < 0)
+        for (size_t i = 0; i < opt->n_explain; i++)
+            if (sim_explain(out, stderr, sm.s, sm.ran, opt->explain[i]) < 0 &&
+                r == 0)
                 r = SIM_UNKNOWN_WORKLOAD;
     }
     log_set_clock(NULL, NULL);

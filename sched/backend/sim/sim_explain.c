@@ -24,12 +24,13 @@ static void print_event(FILE *out, const struct wl_event *e)
     print_time(out, e->t_ns);
     switch (e->type) {
     case WL_EV_WAITING:
-        fprintf(out, "waiting%s%s: %s", e->cq ? " in " : "",
-                e->cq ? e->cq : "", e->detail ? e->detail : "");
+        fprintf(out, "waiting%s%s: %s", e->cq ? " in " : "", e->cq ? e->cq : "",
+                e->detail ? e->detail : "");
         if (e->changes) {
             long long ms = (long long)(e->t_last_ns / 1000000);
-            fprintf(out, " (as last said at %lld.%03llds; its numbers changed %u "
-                    "times)", ms / 1000, ms % 1000, e->changes);
+            fprintf(
+                out, " (its numbers changed %u time%s, last at %lld.%03llds)",
+                e->changes, e->changes == 1 ? "" : "s", ms / 1000, ms % 1000);
         }
         fputc('\n', out);
         break;

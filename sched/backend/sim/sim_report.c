@@ -426,8 +426,9 @@ static int report_stream(FILE *f, const struct cluster *c,
         r = -ENOMEM;
         goto out;
     }
-    if (fprintf(f, "{\n  \"schema\": \"%s\",\n  \"endTime\": %s,\n"
-                   "  \"workloads\": [",
+    if (fprintf(f,
+                "{\n  \"schema\": \"%s\",\n  \"endTime\": %s,\n"
+                "  \"workloads\": [",
                 SIM_REPORT_SCHEMA, end_text) < 0)
         r = -EIO;
     for (size_t i = 0; r == 0 && i < n; i++)
