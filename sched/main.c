@@ -108,7 +108,9 @@ static void usage(FILE *out)
             "  --explain NS/NAME     after --sim, what happened to a workload "
             "and where it\n"
             "                        stands (repeatable)\n"
-            "  -v, --v N             log verbosity\n"
+            "  -v, --v N             log verbosity (-v alone: 1; with "
+            "--list-plugins:\n"
+            "                        each plugin's path, ABI and arguments)\n"
             "  -h, --help            this help\n",
             plugin_default_dir());
 }
@@ -288,6 +290,24 @@ out:
     return rc;
 }
 
+/* "-v" last or before another option means -v 1 ("--list-plugins -v"):
+ * getopt would take the next argument as its value, or fail at the end. */
+static void bare_verbose(int argc, char **argv)
+{
+    static char one[] = "-v1";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return;
+        if (strcmp(argv[i], "-v") != 0 && strcmp(argv[i], "--v") != 0)
+            continue;
+        const char *next = i + 1 < argc ? argv[i + 1] : "";
+        if (next[0] == '\0' || (next[0] == '-' && next[1] != '\0'))
+            argv[i] = one;
+        else
+            i++; /* its value */
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -315,6 +335,7 @@ int main(int argc, char **argv)
     static const char *explain[EXPLAIN_MAX]; /* --explain names */
     size_t n_explain = 0;
     int c;
+    bare_verbose(argc, argv);
     while ((c = getopt_long(argc, argv, "hv:", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_VERSION:
