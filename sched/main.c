@@ -60,59 +60,60 @@ struct options {
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "Usage: ordo-scheduler [OPTIONS] MODE\n"
-            "\n"
-            "Ordo, a batch scheduler for Kubernetes that reads Kueue's API.\n"
-            "\n"
-            "Modes:\n"
-            "  --version             print the version and plugin ABI\n"
-            "  --list-plugins        list the plugins found (name, kind, "
-            "version, summary;\n"
-            "                        with -v 1 path and arguments)\n"
-            "  --validate PATH...    check manifests (files or directories) "
-            "and report every\n"
-            "                        error and warning (exit 1 on an error); "
-            "with --config,\n"
-            "                        the configuration file too\n"
-            "  --sim PATH...         run the scheduler on a simulated cluster "
-            "built from manifests\n"
-            "\n"
-            "Options:\n"
-            "  --config FILE         scheduler configuration "
-            "(SchedulerConfiguration YAML)\n"
-            "  --plugin-dir DIR      search DIR for plugins first (again: "
-            "in order),\n"
-            "                        before pluginDirs and %s\n"
-            "  --sim-until WHEN      idle (default: until nothing can change) "
-            "or a virtual time (\"2h\")\n"
-            "  --report FILE         write the simulation report "
-            "(ordo.dev/sim-report/v1 JSON)\n"
-            "  --plot DIR            write SVG plots of usage and a workload "
-            "timeline\n"
-            "  --strict              unknown or unsupported Kueue fields, older "
-            "API versions,\n"
-            "                        references to objects not in the "
-            "manifests and workloads\n"
-            "                        Ordo does not schedule are errors, not "
-            "warnings\n"
-            "                        (--validate, --sim)\n"
-            "  --no-progress         no progress bar\n"
-            "  --sim-check           check invariants after every instant "
-            "(exit 1 when one fails)\n"
-            "  --cycle-timeout DUR   abort when a scheduling cycle runs longer "
-            "(default:\n"
-            "                        cycleTimeout of --config, 60s; 0s: "
-            "never)\n"
+    fprintf(
+        out,
+        "Usage: ordo-scheduler [OPTIONS] MODE\n"
+        "\n"
+        "Ordo, a batch scheduler for Kubernetes that reads Kueue's API.\n"
+        "\n"
+        "Modes:\n"
+        "  --version             print the version and plugin ABI\n"
+        "  --list-plugins        list the plugins found (name, kind, "
+        "version, summary;\n"
+        "                        with -v 1 path and arguments)\n"
+        "  --validate PATH...    check manifests (files or directories) "
+        "and report every\n"
+        "                        error and warning (exit 1 on an error); "
+        "with --config,\n"
+        "                        the configuration file too\n"
+        "  --sim PATH...         run the scheduler on a simulated cluster "
+        "built from manifests\n"
+        "\n"
+        "Options:\n"
+        "  --config FILE         scheduler configuration "
+        "(SchedulerConfiguration YAML)\n"
+        "  --plugin-dir DIR      search DIR for plugins first (again: "
+        "in order),\n"
+        "                        before pluginDirs and %s\n"
+        "  --sim-until WHEN      idle (default: until nothing can change) "
+        "or a virtual time (\"2h\")\n"
+        "  --report FILE         write the simulation report "
+        "(ordo.dev/sim-report/v1 JSON)\n"
+        "  --plot DIR            write SVG plots of usage and a workload "
+        "timeline\n"
+        "  --strict              unknown or unsupported Kueue fields, older "
+        "API versions,\n"
+        "                        references to objects not in the "
+        "manifests and workloads\n"
+        "                        Ordo does not schedule are errors, not "
+        "warnings\n"
+        "                        (--validate, --sim)\n"
+        "  --no-progress         no progress bar\n"
+        "  --sim-check           check invariants after every instant "
+        "(exit 1 when one fails)\n"
+        "  --cycle-timeout DUR   abort when a scheduling cycle runs longer "
+        "(default:\n"
+        "                        cycleTimeout of --config, 60s; 0s: "
+        "never)\n"
 
-            "  --explain NS/NAME     after --sim, what happened to a workload "
-            "and where it\n"
-            "                        stands (repeatable)\n"
-            "  -v, --v N             log verbosity (-v alone: 1; with "
-            "--list-plugins:\n"
-            "                        each plugin's path, ABI and arguments)\n"
-            "  -h, --help            this help\n",
-            plugin_default_dir());
+        "  --explain NS/NAME     after --sim, what happened to a workload "
+        "and where it\n"
+        "                        stands (repeatable)\n"
+        "  -v, --v N             log verbosity (-v alone: 1; with "
+        "--list-plugins:\n"
+        "                        each plugin's path, ABI and arguments)\n"
+        "  -h, --help            this help\n",
+        plugin_default_dir());
 }
 
 /* The search path of --plugin-dir, --config's pluginDirs and the built-in
@@ -146,6 +147,15 @@ static void list_plugin_details(const struct loaded_plugin *lp)
                a[i].help ? a[i].help : "");
 }
 
+/* An unknown field of --config without --strict: said, then ignored.
+ * userdata: a size_t count, or NULL. */
+static void print_config_warning(const char *msg, void *userdata)
+{
+    fprintf(stderr, "warning: %s\n", msg);
+    if (userdata)
+        (*(size_t *)userdata)++;
+}
+
 static int list_plugins(const struct options *o)
 {
     struct sched_config cfg;
@@ -155,14 +165,15 @@ static int list_plugins(const struct options *o)
     int rc = 1;
     config_init_defaults(&cfg);
     plugin_set_init(&set);
-    if (o->config && config_load(&cfg, o->config, &e) < 0) {
+    if (o->config && config_load_checked(&cfg, o->config, o->strict,
+                                         print_config_warning, NULL, &e) < 0) {
         fprintf(stderr, "ordo-scheduler: --config: %s\n", e.msg);
         goto out;
     }
     if (search_path(o, &cfg, &path))
         goto out;
-    if (plugin_set_open_path(&set, (const char *const *)path.dirs, path.n,
-                             &e) < 0) {
+    if (plugin_set_open_path(&set, (const char *const *)path.dirs, path.n, &e) <
+        0) {
         fprintf(stderr, "ordo-scheduler: %s\n", e.msg);
         goto out;
     }
@@ -198,8 +209,8 @@ static void print_finding(enum manifest_severity sev, const char *file,
     char where[32] = "";
     if (line)
         snprintf(where, sizeof(where), ":%u", line);
-    fprintf(stderr, "%s%s%s: %s\n",
-            sev == MANIFEST_WARNING ? "warning: " : "", file, where, msg);
+    fprintf(stderr, "%s%s%s: %s\n", sev == MANIFEST_WARNING ? "warning: " : "",
+            file, where, msg);
 }
 
 /* --validate prints every warning and note, each named as such. */
@@ -212,12 +223,14 @@ static int validate(const struct options *o, char **paths, int n)
 {
     struct manifest_set set;
     size_t by_kind[OBJ_KIND_MAX] = {0};
-    size_t config_errors = 0;
+    size_t config_errors = 0, config_warnings = 0;
     if (o->config) {
         struct sched_config cfg;
         struct err e;
         config_init_defaults(&cfg);
-        if (config_load(&cfg, o->config, &e) < 0) {
+        if (config_load_checked(&cfg, o->config, o->strict,
+                                print_config_warning, &config_warnings,
+                                &e) < 0) {
             fprintf(stderr, "%s\n", e.msg);
             config_errors = 1;
         }
@@ -249,7 +262,7 @@ static int validate(const struct options *o, char **paths, int n)
     printf("; %zu ignored (kinds Ordo does not read); %zu errors; %zu "
            "warnings\n",
            set.n_ignored, set.n_errors + config_errors + counts.n_errors,
-           set.n_warnings + counts.n_warnings);
+           set.n_warnings + counts.n_warnings + config_warnings);
     int rc = set.n_errors || config_errors || counts.n_errors ? 1 : 0;
     manifest_set_release(&set);
     return rc;
@@ -263,7 +276,8 @@ static int simulate(const struct options *o, char **paths, int n)
     struct plugin_path path = {0};
     int rc = 1;
     config_init_defaults(&cfg);
-    if (o->config && config_load(&cfg, o->config, &e) < 0) {
+    if (o->config && config_load_checked(&cfg, o->config, o->strict,
+                                         print_config_warning, NULL, &e) < 0) {
         fprintf(stderr, "ordo-scheduler: --config: %s\n", e.msg);
         goto out;
     }

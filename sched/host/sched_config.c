@@ -34,8 +34,9 @@ static const char DEFAULT_PLACE[] = "resource-fit";
 #define DEFAULT_CYCLE_TIMEOUT_NS (60LL * 1000000000)
 
 static const char *const top_fields[] = {
-    "apiVersion",  "kind",         "plugins", "pluginConfig",
-    "fairSharing", "cycleTimeout", "pluginDirs",  "builtinPluginDir", NULL};
+    "apiVersion",  "kind",         "plugins",    "pluginConfig",
+    "fairSharing", "cycleTimeout", "pluginDirs", "builtinPluginDir",
+    NULL};
 static const char *const plugins_fields[] = {"queue", "quota", "preempt",
                                              "place", NULL};
 static const char *const queue_fields[] = {"strictFIFO", "bestEffortFIFO",
@@ -43,12 +44,15 @@ static const char *const queue_fields[] = {"strictFIFO", "bestEffortFIFO",
 static const char *const place_fields[] = {"name", "weight", NULL};
 static const char *const plugin_config_fields[] = {"name", "args", NULL};
 static const char *const fair_sharing_fields[] = {"enable",
-                                                   "preemptionStrategies", NULL};
+                                                  "preemptionStrategies", NULL};
 
-/* What the validators share: the file name for messages and the error. */
+/* What the validators share: the file name for messages, the error, and
+ * where unknown fields go when they are warnings. */
 struct cfg_ctx {
     const char *file;
     struct err *err;
+    config_warn_fn warn; /* NULL: unknown fields fail */
+    void *warn_data;
 };
 
 /* Fails with "file:line: path: what" (":line" left out when the line is
@@ -114,7 +118,8 @@ static int want_type(const struct cfg_ctx *c, const struct doc_node *n,
 
 /* Fails on the first key of map that is not in known, at the key's line,
  * with the known name it most likely meant ("did you mean"), or listing
- * them all when none is close. */
+ * them all when none is close; with c->warn, tells each such key to it and
+ * goes on (the key is not read). */
 static int check_fields(const struct cfg_ctx *c, const struct doc_node *map,
                         const char *parent, const char *const *known)
 {
@@ -131,19 +136,21 @@ static int check_fields(const struct cfg_ctx *c, const struct doc_node *map,
                                           : map->items[i]->line};
         path_key(path, sizeof(path), parent, map->keys[i]);
         const char *near = suggest_closest(map->keys[i], known, k);
-        if (near)
-            return cfg_fail(c, &at, path,
-                            "unknown field (did you mean \"%s\"?)", near);
         size_t len = 0;
-        for (k = 0; known[k] && len < sizeof(list); k++) {
+        for (k = 0; !near && known[k] && len < sizeof(list); k++) {
             int w = snprintf(list + len, sizeof(list) - len, "%s%s",
                              k ? ", " : "", known[k]);
             if (w < 0)
                 break;
             len += (size_t)w;
         }
-        return cfg_fail(c, &at, path, "unknown field (expected one of: %s)",
-                        list);
+        int r = near ? cfg_fail(c, &at, path,
+                                "unknown field (did you mean \"%s\"?)", near)
+                     : cfg_fail(c, &at, path,
+                                "unknown field (expected one of: %s)", list);
+        if (!c->warn || !c->err)
+            return r;
+        c->warn(c->err->msg, c->warn_data); /* ignored, as kubectl warns */
     }
     return 0;
 }
@@ -424,14 +431,16 @@ static int load_fair_sharing(const struct cfg_ctx *c,
         if (doc_get_string(ps->items[i], &v) < 0 || !v ||
             (strcmp(v, "LessThanOrEqualToFinalShare") != 0 &&
              strcmp(v, "LessThanInitialShare") != 0))
-            return cfg_fail(c, ps->items[i], "fairSharing.preemptionStrategies",
-                            "unsupported value \"%s\" (one of: "
-                            "LessThanOrEqualToFinalShare, LessThanInitialShare)",
-                            v ? v : "");
+            return cfg_fail(
+                c, ps->items[i], "fairSharing.preemptionStrategies",
+                "unsupported value \"%s\" (one of: "
+                "LessThanOrEqualToFinalShare, LessThanInitialShare)",
+                v ? v : "");
         cfg->fs_strategies[i] =
             strcmp(v, "LessThanOrEqualToFinalShare") == 0 ? 1 : 2;
     }
-    if (ps->n == 2 && (cfg->fs_strategies[0] != 1 || cfg->fs_strategies[1] != 2))
+    if (ps->n == 2 &&
+        (cfg->fs_strategies[0] != 1 || cfg->fs_strategies[1] != 2))
         return cfg_fail(c, ps, "fairSharing.preemptionStrategies",
                         "two strategies must be [LessThanOrEqualToFinalShare, "
                         "LessThanInitialShare]");
@@ -470,8 +479,8 @@ static int load_plugin_dirs(const struct cfg_ctx *c,
 {
     const struct doc_node *b = field_get(root, "builtinPluginDir");
     if (b && doc_get_bool(b, &cfg->builtin_plugin_dir) < 0)
-        return cfg_fail(c, b, "builtinPluginDir", "expected a boolean, got a %s",
-                        doc_type_name(b));
+        return cfg_fail(c, b, "builtinPluginDir",
+                        "expected a boolean, got a %s", doc_type_name(b));
     const struct doc_node *seq = field_get(root, "pluginDirs");
     int r;
     if (!seq)
@@ -485,9 +494,9 @@ static int load_plugin_dirs(const struct cfg_ctx *c,
         char ipath[PATH_MAX_LEN];
         const struct doc_node *v = seq->items[i];
         if (!is_string(v) || !*v->scalar)
-            return cfg_fail(c, v, path_index(ipath, sizeof(ipath), "pluginDirs", i),
-                            "expected a directory, got a %s",
-                            doc_type_name(v));
+            return cfg_fail(c, v,
+                            path_index(ipath, sizeof(ipath), "pluginDirs", i),
+                            "expected a directory, got a %s", doc_type_name(v));
         cfg->plugin_dirs[i] = v->scalar;
     }
     cfg->n_plugin_dirs = seq->n;
@@ -498,7 +507,10 @@ static int load_plugin_dirs(const struct cfg_ctx *c,
 static int load_doc(struct sched_config *cfg, struct err *e)
 {
     const struct doc *d = cfg->doc;
-    struct cfg_ctx c = {.file = d->file, .err = e};
+    struct cfg_ctx c = {.file = d->file,
+                        .err = e,
+                        .warn = cfg->strict ? NULL : cfg->warn,
+                        .warn_data = cfg->warn_data};
     int r;
 
     if (d->n_docs == 0)
@@ -562,6 +574,19 @@ int config_load(struct sched_config *cfg, const char *path, struct err *e)
     struct doc *d = NULL;
 
     config_init_defaults(cfg);
+    int r = doc_load_file(path, &d, e);
+    return load_finish(cfg, d, r, e);
+}
+
+int config_load_checked(struct sched_config *cfg, const char *path, bool strict,
+                        config_warn_fn warn, void *userdata, struct err *e)
+{
+    struct doc *d = NULL;
+
+    config_init_defaults(cfg);
+    cfg->strict = strict;
+    cfg->warn = warn;
+    cfg->warn_data = userdata;
     int r = doc_load_file(path, &d, e);
     return load_finish(cfg, d, r, e);
 }

@@ -49,9 +49,9 @@
 #include "doc.h"
 #include "err.h"
 
-#define CONFIG_API_VERSION "ordo.dev/v1alpha1"
-#define CONFIG_KIND "SchedulerConfiguration"
-#define CONFIG_MAX_PLACE 16
+#define CONFIG_API_VERSION     "ordo.dev/v1alpha1"
+#define CONFIG_KIND            "SchedulerConfiguration"
+#define CONFIG_MAX_PLACE       16
 #define CONFIG_MAX_PLUGIN_DIRS 16
 
 struct config_place {
@@ -64,8 +64,11 @@ struct config_plugin_args {
     const struct doc_node *args; /* a map; owned by the config's doc */
 };
 
+/* Told a warning of a configuration load ("file:line: path: what"). */
+typedef void (*config_warn_fn)(const char *msg, void *userdata);
+
 struct sched_config {
-    struct doc *doc; /* NULL for the built-in defaults */
+    struct doc *doc;  /* NULL for the built-in defaults */
     const char *file; /* as given to config_load(); NULL for the defaults */
     const char *queue_strict_fifo;      /* default "strict-fifo" */
     const char *queue_best_effort_fifo; /* default "best-effort-fifo" */
@@ -88,6 +91,12 @@ struct sched_config {
     size_t n_plugin_dirs;
     const char *plugin_dirs[CONFIG_MAX_PLUGIN_DIRS];
     bool builtin_plugin_dir;
+    /* How config_load_checked() reports an unknown field: warn (not NULL)
+     * is told and the field ignored, unless strict (then it fails, as
+     * config_load() always does). Not owned; set for one load. */
+    bool strict;
+    config_warn_fn warn;
+    void *warn_data;
 };
 
 /* Fills cfg with the defaults (no file). String fields point to static
@@ -100,6 +109,13 @@ void config_init_defaults(struct sched_config *cfg);
  * cannot be read or holds no document). On failure cfg is left released
  * (the defaults); config_release() is safe either way. */
 int config_load(struct sched_config *cfg, const char *path, struct err *e);
+
+/* config_load(), except that an unknown field is a warning told to warn
+ * (the field ignored) unless strict: --config without --strict, as
+ * kubectl's field validation warns. Every other error fails as in
+ * config_load(). */
+int config_load_checked(struct sched_config *cfg, const char *path, bool strict,
+                        config_warn_fn warn, void *userdata, struct err *e);
 
 /* Parses a configuration held in memory (tests); same rules, and JSON when
  * the first non-blank byte is '{' or '[' as for doc_load_file(). file names

@@ -68,9 +68,34 @@ trap 'rm -rf "$tmp"' EXIT
 cfg=$tmp/config.yaml
 printf 'apiVersion: ordo.dev/v1alpha1\nkind: SchedulerConfiguration\ncycleTimout: 10s\n' >"$cfg"
 : >"$tmp/empty.yaml"
-expect "--config: an unknown field, with a suggestion" 1 "$cfg:3: cycleTimout: unknown field (did you mean \"cycleTimeout\"?)
-0 objects; 0 ignored (kinds Ordo does not read); 1 errors; 0 warnings" \
+# An unknown field of it is a warning (ignored), an error with --strict;
+# a bad value is an error either way.
+expect "--config: an unknown field, with a suggestion" 0 "warning: $cfg:3: cycleTimout: unknown field (did you mean \"cycleTimeout\"?)
+0 objects; 0 ignored (kinds Ordo does not read); 0 errors; 1 warnings" \
     -- "$bin" --validate --config "$cfg" "$tmp/empty.yaml"
+expect "--config --strict: an unknown field is an error" 1 "$cfg:3: cycleTimout: unknown field (did you mean \"cycleTimeout\"?)
+0 objects; 0 ignored (kinds Ordo does not read); 1 errors; 0 warnings" \
+    -- "$bin" --validate --strict --config "$cfg" "$tmp/empty.yaml"
+printf 'apiVersion: ordo.dev/v1alpha1\nkind: SchedulerConfiguration\ncycleTimeout: soon\n' >"$tmp/bad.yaml"
+out=$("$bin" --validate --config "$tmp/bad.yaml" "$tmp/empty.yaml" 2>&1); rc=$?
+if [ "$rc" -eq 1 ] && grep -qF "$tmp/bad.yaml:3: cycleTimeout:" <<<"$out"; then
+    passed=$((passed + 1)); echo "ok - --config: a bad value is an error without --strict"
+else
+    failed=$((failed + 1)); echo "not ok - --config: a bad value is an error without --strict (rc=$rc)"; sed 's/^/    /' <<<"$out"
+fi
+# --sim runs with the warning, and refuses the file with --strict.
+out=$("$bin" --sim --config "$cfg" "$data/../../examples/quickstart" --no-progress 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && grep -qF "warning: $cfg:3: cycleTimout: unknown field" <<<"$out"; then
+    passed=$((passed + 1)); echo "ok - --sim --config: an unknown field warned, run goes on"
+else
+    failed=$((failed + 1)); echo "not ok - --sim --config: an unknown field warned (rc=$rc)"; sed 's/^/    /' <<<"$out"
+fi
+out=$("$bin" --sim --strict --config "$cfg" "$tmp/empty.yaml" --no-progress 2>&1); rc=$?
+if [ "$rc" -ne 0 ] && grep -qF "ordo-scheduler: --config: $cfg:3: cycleTimout: unknown field" <<<"$out"; then
+    passed=$((passed + 1)); echo "ok - --sim --strict --config: an unknown field stops it"
+else
+    failed=$((failed + 1)); echo "not ok - --sim --strict --config: an unknown field stops it (rc=$rc)"; sed 's/^/    /' <<<"$out"
+fi
 
 if "$bin" --help | grep -qF -- "--strict"; then
     passed=$((passed + 1)); echo "ok - --help names --strict"

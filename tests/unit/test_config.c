@@ -296,6 +296,55 @@ static void test_json_file(void **state)
     free(path);
 }
 
+struct warnings {
+    int n;
+    char last[ERR_MSG_MAX];
+};
+
+static void count_warning(const char *msg, void *userdata)
+{
+    struct warnings *w = userdata;
+    w->n++;
+    snprintf(w->last, sizeof(w->last), "%s", msg);
+}
+
+/* config_load_checked(): an unknown field at any depth is a warning (the
+ * field ignored, the rest read) unless strict; other errors still fail. */
+static void test_unknown_field_warns(void **state)
+{
+    (void)state;
+    char *path = temp_file(HEADER "cycleTimout: 10s\n"
+                                  "plugins: {quota: q, qeue: {}}\n"
+                                  "cycleTimeout: 5s\n",
+                           ".yaml");
+    struct sched_config cfg;
+    struct err e = {{0}};
+    struct warnings w = {0};
+    assert_int_equal(
+        config_load_checked(&cfg, path, false, count_warning, &w, &e), 0);
+    assert_int_equal(w.n, 2);
+    assert_non_null(strstr(w.last, ":4: plugins.qeue: unknown field (did you "
+                                   "mean \"queue\"?)"));
+    assert_string_equal(cfg.quota, "q");
+    assert_int_equal(cfg.cycle_timeout_ns, 5000000000LL);
+    config_release(&cfg);
+    w = (struct warnings){0};
+    assert_int_equal(
+        config_load_checked(&cfg, path, true, count_warning, &w, &e), -EINVAL);
+    assert_int_equal(w.n, 0);
+    assert_non_null(strstr(e.msg, ":3: cycleTimout: unknown field"));
+    config_release(&cfg);
+    unlink(path);
+    free(path);
+    path = temp_file(HEADER "cycleTimeout: soon\n", ".yaml");
+    assert_int_equal(
+        config_load_checked(&cfg, path, false, count_warning, &w, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, ":3: cycleTimeout:"));
+    config_release(&cfg);
+    unlink(path);
+    free(path);
+}
+
 static void test_json_error_has_no_line(void **state)
 {
     (void)state;
@@ -396,7 +445,8 @@ static void test_plugin_dirs(void **state)
     assert_int_equal(cfg.n_plugin_dirs, 0);
     assert_true(cfg.builtin_plugin_dir);
     config_release(&cfg);
-    load_ok(&cfg, HEADER "pluginDirs: [/opt/a, rel/b]\nbuiltinPluginDir: false\n");
+    load_ok(&cfg,
+            HEADER "pluginDirs: [/opt/a, rel/b]\nbuiltinPluginDir: false\n");
     assert_int_equal(cfg.n_plugin_dirs, 2);
     assert_string_equal(cfg.plugin_dirs[0], "/opt/a");
     assert_string_equal(cfg.plugin_dirs[1], "rel/b");
@@ -642,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_wrong_kind),
         cmocka_unit_test(test_not_a_map),
         cmocka_unit_test(test_unknown_top_field),
+        cmocka_unit_test(test_unknown_field_warns),
         cmocka_unit_test(test_plugin_dirs),
         cmocka_unit_test(test_unknown_nested_fields),
         cmocka_unit_test(test_bad_plugin_names),
