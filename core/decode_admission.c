@@ -40,6 +40,16 @@ static int decode_param(struct decode_ctx *c, const struct doc_node *p,
                : 0;
 }
 
+/* AdmissionCheckSpec and its parameters reference
+ * (AdmissionCheckParametersReference). */
+static const struct decode_known spec_known[] = {
+    {"controllerName", NULL},
+    {"parameters", NULL},
+    {"retryDelayMinutes", NULL}, /* deprecated by Kueue, never used */
+    {NULL, NULL}};
+static const struct decode_known params_known[] = {
+    {"apiGroup", NULL}, {"kind", NULL}, {"name", NULL}, {NULL, NULL}};
+
 int decode_admission_check(struct decode_ctx *c, const struct doc_node *n,
                            struct object *o)
 {
@@ -49,6 +59,7 @@ int decode_admission_check(struct decode_ctx *c, const struct doc_node *n,
     if (r < 0)
         return r;
     size_t mark = decode_path_push(c, "spec");
+    int known = decode_check_known(c, spec, spec_known);
     r = decode_field_string(c, spec, "controllerName", &ac->controller_name);
     if (r == 0 && (!ac->controller_name || !*ac->controller_name))
         r = decode_fail_at(c, spec, "controllerName", "required");
@@ -56,6 +67,7 @@ int decode_admission_check(struct decode_ctx *c, const struct doc_node *n,
         r = decode_field_map(c, spec, "parameters", &params);
     if (r == 0 && params) {
         size_t m2 = decode_path_push(c, "parameters");
+        known = decode_join(known, decode_check_known(c, params, params_known));
         r = decode_param(c, params, "apiGroup", kname_check_dns_subdomain,
                          &ac->parameters_api_group);
         if (r == 0)
@@ -67,5 +79,5 @@ int decode_admission_check(struct decode_ctx *c, const struct doc_node *n,
         decode_path_pop(c, m2);
     }
     decode_path_pop(c, mark);
-    return r;
+    return decode_join(r, known);
 }

@@ -202,6 +202,23 @@ static void test_unknown_nested_fields(void **state)
           "you mean \"description\"?)");
 }
 
+/* AdmissionCheck is a Kueue kind too: its spec and parameters. */
+static void test_admission_check_fields(void **state)
+{
+    (void)state;
+    warns("apiVersion: kueue.x-k8s.io/v1beta2\nkind: AdmissionCheck\n"
+          "metadata: {name: prov}\nspec:\n  controlerName: x\n"
+          "  controllerName: y\n",
+          "q.yaml:5: AdmissionCheck prov: spec.controlerName: unknown field "
+          "(did you mean \"controllerName\"?)");
+    warns("apiVersion: kueue.x-k8s.io/v1beta2\nkind: AdmissionCheck\n"
+          "metadata: {name: prov}\nspec:\n  controllerName: y\n"
+          "  parameters:\n    apiGroup: a.b\n    kind: K\n    name: n\n"
+          "    nme: n\n",
+          "q.yaml:10: AdmissionCheck prov: spec.parameters.nme: unknown field "
+          "(did you mean \"name\"?)");
+}
+
 static void test_unsupported_fields(void **state)
 {
     (void)state;
@@ -541,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_suggest),
         cmocka_unit_test(test_unknown_spec_field),
         cmocka_unit_test(test_unknown_nested_fields),
+        cmocka_unit_test(test_admission_check_fields),
         cmocka_unit_test(test_unsupported_fields),
         cmocka_unit_test(test_core_kinds_lenient),
         cmocka_unit_test(test_every_error),
