@@ -332,12 +332,13 @@ bool resource_list_is_zero(const struct resource_list *l)
     return true;
 }
 
-/* Memory-like resources print in binary SI (Ki, Mi, Gi). */
-static bool is_binary_resource(const char *name)
+enum quantity_format resource_quantity_format(const char *name)
 {
-    return strcmp(name, "memory") == 0 ||
-           strcmp(name, "ephemeral-storage") == 0 ||
-           strncmp(name, "hugepages-", strlen("hugepages-")) == 0;
+    bool binary =
+        name && (strcmp(name, "memory") == 0 ||
+                 strcmp(name, "ephemeral-storage") == 0 ||
+                 strncmp(name, "hugepages-", strlen("hugepages-")) == 0);
+    return binary ? QUANTITY_BINARY_SI : QUANTITY_DECIMAL_SI;
 }
 
 /* Appends s to buf at *pos, as much of it as fits before the final NUL;
@@ -362,9 +363,7 @@ const char *resource_list_str(const struct resource_list *l, char *buf,
     size_t pos = 0;
     for (size_t i = 0; i < l->n; i++) {
         char q[QUANTITY_STR_MAX];
-        enum quantity_format fmt = is_binary_resource(l->items[i].name)
-                                       ? QUANTITY_BINARY_SI
-                                       : QUANTITY_DECIMAL_SI;
+        enum quantity_format fmt = resource_quantity_format(l->items[i].name);
         quantity_str(l->items[i].milli, fmt, q);
         if ((i > 0 && !append(buf, size, &pos, ",")) ||
             !append(buf, size, &pos, l->items[i].name) ||

@@ -20,6 +20,7 @@
 #include "host_meta.h"
 #include "host_table.h"
 #include "labels.h"
+#include "resources.h"
 #include "log.h"
 #include "plugins.h"
 #include "preempt.h"
@@ -185,9 +186,9 @@ static bool host_ps_matches_node(const struct ordo_workload *wl, uint32_t ps,
 {
     const struct podset *s = host_podset(wl, ps);
     const struct node *n = ND(node);
-    return s && node_matches_pod(&s->spec->node_selector,
-                                 s->spec->required_affinity,
-                                 &n->obj->meta.labels, n->name);
+    return s &&
+           node_matches_pod(&s->spec->node_selector, s->spec->required_affinity,
+                            &n->obj->meta.labels, n->name);
 }
 
 static bool host_ps_tolerates_node(struct ordo_cycle *cy,
@@ -333,12 +334,10 @@ static void host_assign_borrowing(struct ordo_cycle *cy, uint32_t level)
         cy->borrowing = level;
 }
 
-static const struct ordo_flavor *host_assigned_flavor(struct ordo_cycle *cy,
-                                                      uint32_t ps,
-                                                      ordo_resource_id id)
+static const struct ordo_flavor *
+host_assigned_flavor(struct ordo_cycle *cy, uint32_t ps, ordo_resource_id id)
 {
-    if (!cy || !cy->wl || !cy->wl->cq || !cy->assign ||
-        ps >= cy->wl->n_podsets)
+    if (!cy || !cy->wl || !cy->wl->cq || !cy->assign || ps >= cy->wl->n_podsets)
         return NULL;
     int32_t g = host_cq_group_of((const struct ordo_cq *)cy->wl->cq, id);
     if (g < 0)
@@ -350,16 +349,15 @@ static const struct ordo_flavor *host_assigned_flavor(struct ordo_cycle *cy,
 static const char *host_flavor_node_label(const struct ordo_flavor *f,
                                           const char *key)
 {
-    return FL(f)->obj ? strmap_get(&FL(f)->obj->u.resource_flavor.node_labels,
-                                   key)
-                      : NULL;
+    return FL(f)->obj
+               ? strmap_get(&FL(f)->obj->u.resource_flavor.node_labels, key)
+               : NULL;
 }
 
 static uint32_t host_flavor_n_node_labels(const struct ordo_flavor *f)
 {
-    return FL(f)->obj
-               ? (uint32_t)FL(f)->obj->u.resource_flavor.node_labels.n
-               : 0;
+    return FL(f)->obj ? (uint32_t)FL(f)->obj->u.resource_flavor.node_labels.n
+                      : 0;
 }
 
 static void host_flavor_node_label_at(const struct ordo_flavor *f, uint32_t i,
@@ -467,11 +465,7 @@ static const char *host_format_quantity(ordo_resource_id id, int64_t milli,
                                         char *buf, size_t size)
 {
     const char *name = resid_name(id);
-    bool binary = name && (strcmp(name, "memory") == 0 ||
-                           strcmp(name, "ephemeral-storage") == 0 ||
-                           strncmp(name, "hugepages-", 10) == 0);
-    struct quantity q = {milli, binary ? QUANTITY_BINARY_SI
-                                       : QUANTITY_DECIMAL_SI};
+    struct quantity q = {milli, resource_quantity_format(name)};
     if (!buf || size == 0)
         return "";
     if (quantity_format(&q, buf, size) < 0)

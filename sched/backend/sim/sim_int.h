@@ -14,7 +14,32 @@
 
 #include <uthash.h>
 
+#include "resid.h"
 #include "sim.h"
+
+/* ---- small readers the outputs share ------------------------------------ */
+
+/* A resource's name, "?" for an id the table does not have. */
+static inline const char *sim_res_name(int32_t id)
+{
+    const char *n = resid_name(id);
+    return n ? n : "?";
+}
+
+/* Position of q in c->cqs_v, or -1: its index when that is where it is
+ * (a cluster built by cluster_rebuild_queues), else by search (one built
+ * by hand). */
+static inline long sim_cq_slot(const struct cluster *c, const struct cq *q)
+{
+    if (!q)
+        return -1;
+    if (q->index < c->n_cqs && c->cqs_v[q->index] == q)
+        return q->index;
+    for (uint32_t i = 0; i < c->n_cqs; i++)
+        if (c->cqs_v[i] == q)
+            return i;
+    return -1;
+}
 
 /* ---- the event heap (sim_events.c) -------------------------------------- */
 

@@ -20,8 +20,6 @@ extern const char *const plot_palette[PLOT_PALETTE_N];
 
 /* Writes s with the XML special characters escaped. */
 void plot_xml_puts(FILE *f, const char *s);
-/* Byte-sized resources print as 1Gi, everything else as 1500m or 2k. */
-enum quantity_format plot_resource_format(const char *name);
 /* Largest step 1, 2 or 5 x 10^k that gives at most max_ticks intervals
  * over range (range > 0). */
 double plot_nice_step(double range, int max_ticks);

@@ -40,15 +40,6 @@ void plot_xml_puts(FILE *f, const char *s)
     }
 }
 
-enum quantity_format plot_resource_format(const char *name)
-{
-    if (name && (strcmp(name, "memory") == 0 ||
-                 strcmp(name, "ephemeral-storage") == 0 ||
-                 strncmp(name, "hugepages-", 10) == 0))
-        return QUANTITY_BINARY_SI;
-    return QUANTITY_DECIMAL_SI;
-}
-
 /* Largest step 1, 2 or 5 x 10^k that gives at most max_ticks intervals
  * over range (range > 0). */
 double plot_nice_step(double range, int max_ticks)

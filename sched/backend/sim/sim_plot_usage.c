@@ -16,6 +16,7 @@
 #include "grow.h"
 #include "quantity.h"
 #include "resid.h"
+#include "resources.h"
 
 /* ---- usage per ClusterQueue ---------------------------------------------- */
 
@@ -392,7 +393,7 @@ static int write_usage_svg(FILE *f, const struct cq *q, struct series_set *set,
     for (size_t i = 0; i < set->n; i++) {
         const struct series *s = &set->v[i];
         double y = legend_y + 18.0 * (double)(i + 1);
-        enum quantity_format fmt = plot_resource_format(s->resource);
+        enum quantity_format fmt = resource_quantity_format(s->resource);
         char nb[QUANTITY_STR_MAX], pb[QUANTITY_STR_MAX];
         fprintf(f,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "

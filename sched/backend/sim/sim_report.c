@@ -18,6 +18,7 @@
 #include "err.h"
 #include "quantity.h"
 #include "resid.h"
+#include "resources.h"
 
 #define SIM_REPORT_SCHEMA "ordo.dev/sim-report/v1"
 #define NS_PER_MS         INT64_C(1000000)
@@ -30,22 +31,6 @@ static const char *kind_name(enum wl_kind k)
     return (unsigned)k < WL_KIND_MAX ? names[k] : "Unknown";
 }
 
-/* Byte-sized resources print as 1Gi, everything else as 1500m or 2k. */
-static enum quantity_format resource_format(const char *name)
-{
-    if (name && (strcmp(name, "memory") == 0 ||
-                 strcmp(name, "ephemeral-storage") == 0 ||
-                 strncmp(name, "hugepages-", 10) == 0))
-        return QUANTITY_BINARY_SI;
-    return QUANTITY_DECIMAL_SI;
-}
-
-static const char *res_name(int32_t id)
-{
-    const char *n = resid_name(id);
-    return n ? n : "?";
-}
-
 /* The cluster queue a workload belongs to in the report: the one it was
  * admitted to once admitted, else the one it waits in. */
 static const struct cq *wl_report_cq(const struct workload *w)
@@ -53,21 +38,6 @@ static const struct cq *wl_report_cq(const struct workload *w)
     if (w->state != WL_PENDING && w->admitted_cq)
         return w->admitted_cq;
     return w->cq;
-}
-
-/* Position of q in c->cqs_v, or -1: its index when that is where it is
- * (a cluster built by cluster_rebuild_queues), else by search (one built
- * by hand). */
-static long cq_slot(const struct cluster *c, const struct cq *q)
-{
-    if (!q)
-        return -1;
-    if (q->index < c->n_cqs && c->cqs_v[q->index] == q)
-        return q->index;
-    for (uint32_t i = 0; i < c->n_cqs; i++)
-        if (c->cqs_v[i] == q)
-            return i;
-    return -1;
 }
 
 /* Workloads per ClusterQueue (by slot) and state, in one pass over the
@@ -85,7 +55,8 @@ static struct cq_counts *count_per_cq(const struct cluster *c)
     struct workload *w, *tmp;
     HASH_ITER(hh, c->workloads, w, tmp)
     {
-        long i = cq_slot(c, w->state == WL_PENDING ? w->cq : w->admitted_cq);
+        long i =
+            sim_cq_slot(c, w->state == WL_PENDING ? w->cq : w->admitted_cq);
         if (i < 0)
             continue;
         if (w->state == WL_PENDING)
@@ -196,7 +167,7 @@ static struct json_object *podset_flavors(const struct workload *w, uint32_t ps)
             if (g >= ng)
                 break;
             const struct flavor *f = w->flavors[ps * ng + g];
-            if (f && put(obj, res_name(id), json_object_new_string(f->name),
+            if (f && put(obj, sim_res_name(id), json_object_new_string(f->name),
                          false) < 0) {
                 json_object_put(obj);
                 return NULL;
@@ -354,10 +325,10 @@ static struct json_object *cq_usage_json(const struct cq *q)
                     goto fail;
             }
             for (uint32_t r = 0; r < grp->n_res; r++) {
-                const char *rname = res_name(grp->res_ids[r]);
+                const char *rname = sim_res_name(grp->res_ids[r]);
                 char buf[QUANTITY_STR_MAX];
                 quantity_str(grp->usage[f * grp->n_res + r],
-                             resource_format(rname), buf);
+                             resource_quantity_format(rname), buf);
                 if (put(fobj, rname, json_object_new_string(buf), false) < 0)
                     goto fail;
             }

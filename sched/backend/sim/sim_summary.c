@@ -3,6 +3,7 @@
  * its usage against nominal quota, then a line of totals. Only reads the
  * cluster. */
 #include "sim.h"
+#include "sim_int.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -11,25 +12,10 @@
 
 #include "quantity.h"
 #include "resid.h"
+#include "resources.h"
 
 #define NS_PER_MS INT64_C(1000000)
 #define NO_CQ_ROW "(no ClusterQueue)"
-
-/* Byte-sized resources print as 1Gi, everything else as 1500m or 2k. */
-static enum quantity_format resource_format(const char *name)
-{
-    if (name && (strcmp(name, "memory") == 0 ||
-                 strcmp(name, "ephemeral-storage") == 0 ||
-                 strncmp(name, "hugepages-", 10) == 0))
-        return QUANTITY_BINARY_SI;
-    return QUANTITY_DECIMAL_SI;
-}
-
-static const char *res_name(int32_t id)
-{
-    const char *n = resid_name(id);
-    return n ? n : "?";
-}
 
 /* ns rounded to the nearest millisecond (halves away from zero). */
 static int64_t ns_to_ms(int64_t ns)
@@ -38,21 +24,6 @@ static int64_t ns_to_ms(int64_t ns)
     uint64_t ms = mag / (uint64_t)NS_PER_MS +
                   (mag % (uint64_t)NS_PER_MS >= (uint64_t)NS_PER_MS / 2);
     return ns < 0 ? -(int64_t)ms : (int64_t)ms;
-}
-
-/* Position of q in c->cqs_v, or -1: its index when that is where it is
- * (a cluster built by cluster_rebuild_queues), else by search (one built
- * by hand). */
-static long cq_slot(const struct cluster *c, const struct cq *q)
-{
-    if (!q)
-        return -1;
-    if (q->index < c->n_cqs && c->cqs_v[q->index] == q)
-        return q->index;
-    for (uint32_t i = 0; i < c->n_cqs; i++)
-        if (c->cqs_v[i] == q)
-            return i;
-    return -1;
 }
 
 /* The ClusterQueue a workload counts under: where it was admitted once
@@ -81,7 +52,7 @@ static struct cq_counts *count_per_cq(const struct cluster *c)
     struct workload *w, *tmp;
     HASH_ITER(hh, c->workloads, w, tmp)
     {
-        long i = cq_slot(c, wl_summary_cq(w));
+        long i = sim_cq_slot(c, wl_summary_cq(w));
         struct cq_counts *n = &v[i < 0 ? c->n_cqs : (uint32_t)i];
         if (w->state == WL_PENDING)
             n->pending++;
@@ -136,8 +107,8 @@ static void print_usage(FILE *out, const struct cq *q)
                 int64_t nominal = grp->nominal[f * grp->n_res + r];
                 if (!used && !nominal)
                     continue;
-                const char *rname = res_name(grp->res_ids[r]);
-                enum quantity_format fmt = resource_format(rname);
+                const char *rname = sim_res_name(grp->res_ids[r]);
+                enum quantity_format fmt = resource_quantity_format(rname);
                 char ub[QUANTITY_STR_MAX], nb[QUANTITY_STR_MAX];
                 fprintf(out, "%s%s %s/%s (%s)", any ? ", " : "", rname,
                         quantity_str(used, fmt, ub),
