@@ -347,7 +347,7 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_backend_line.sh tests/cli/test_checks.sh \
 	tests/cli/test_explain.sh tests/cli/test_validate.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/data tests/fuzz tests/bench examples docs
+EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
 	ORDO_TEST_DATA='$(abs_top_srcdir)/tests/data'; export ORDO_TEST_DATA; \
 	ORDO_SCHEDULER='$(abs_top_builddir)/sched/ordo-scheduler'; export ORDO_SCHEDULER; \

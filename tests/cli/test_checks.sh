@@ -6,27 +6,8 @@
 set -u
 bin=${ORDO_SCHEDULER:?ORDO_SCHEDULER not set}
 src=${ORDO_SRCDIR:?ORDO_SRCDIR not set}
-passed=0 failed=0
 
-# check NAME WANT_RC WANT_TEXT -- command...: runs the command, compares
-# the exit status and looks for WANT_TEXT in stdout+stderr (WANT_TEXT
-# starting with "!" must not be there).
-check() {
-    local name=$1 want_rc=$2 want=$3; shift 4
-    local out rc ok
-    out=$("$@" 2>&1); rc=$?
-    if [ "${want:0:1}" = "!" ]; then
-        ! grep -qF -- "${want:1}" <<<"$out" && ok=1 || ok=0
-    else
-        grep -qF -- "$want" <<<"$out" && ok=1 || ok=0
-    fi
-    if [ "$rc" -eq "$want_rc" ] && [ "$ok" -eq 1 ]; then
-        passed=$((passed + 1)); echo "ok - $name"
-    else
-        failed=$((failed + 1)); echo "not ok - $name (rc=$rc, want $want_rc, '$want')"
-        sed 's/^/    /' <<<"$out"
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT

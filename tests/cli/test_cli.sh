@@ -4,21 +4,8 @@
 set -u
 bin=${ORDO_SCHEDULER:?ORDO_SCHEDULER not set}
 data=${ORDO_TEST_DATA:?ORDO_TEST_DATA not set}
-passed=0 failed=0
 
-# check NAME WANT_RC WANT_TEXT -- command...: runs the command, compares
-# the exit status and looks for WANT_TEXT in stdout+stderr.
-check() {
-    local name=$1 want_rc=$2 want=$3; shift 4
-    local out rc
-    out=$("$@" 2>&1); rc=$?
-    if [ "$rc" -eq "$want_rc" ] && grep -qF -- "$want" <<<"$out"; then
-        passed=$((passed + 1)); echo "ok - $name"
-    else
-        failed=$((failed + 1)); echo "not ok - $name (rc=$rc, want $want_rc, '$want')"
-        sed 's/^/    /' <<<"$out"
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 check "version" 0 "ordo-scheduler 0.1.0 (plugin ABI 1.4)" -- "$bin" --version
 check "help" 0 "--validate PATH" -- "$bin" --help

@@ -17,7 +17,6 @@ bin=${ORDO_SCHEDULER:?ORDO_SCHEDULER not set}
 src=$(cd "${ORDO_SRCDIR:?ORDO_SRCDIR not set}" && pwd) || exit 1
 builtin=${ORDO_BUILD_PLUGIN_DIR:?ORDO_BUILD_PLUGIN_DIR not set}
 cc=${CC:-cc}
-passed=0 failed=0
 
 if ! command -v "$cc" >/dev/null || ! command -v make >/dev/null; then
     echo "SKIP: needs make and a C compiler ($cc) to build the example"
@@ -27,19 +26,8 @@ fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# check NAME WANT_RC WANT_REGEX -- command...: runs the command, compares
-# the exit status and looks for WANT_REGEX (grep -E) in stdout+stderr.
-check() {
-    local name=$1 want_rc=$2 want=$3; shift 4
-    local out rc
-    out=$("$@" 2>&1); rc=$?
-    if [ "$rc" -eq "$want_rc" ] && grep -qE -- "$want" <<<"$out"; then
-        passed=$((passed + 1)); echo "ok - $name"
-    else
-        failed=$((failed + 1)); echo "not ok - $name (rc=$rc, want $want_rc, /$want/)"
-        sed 's/^/    /' <<<"$out"
-    fi
-}
+check_grep=-E
+. "$(dirname "$0")/lib.sh"
 
 # config FILE [ARGS]: a SchedulerConfiguration that puts smallest-first on
 # BestEffortFIFO ClusterQueues, with ARGS (a flow map) as its args.

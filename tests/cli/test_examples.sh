@@ -12,24 +12,11 @@ set -u
 bin=${ORDO_SCHEDULER:?ORDO_SCHEDULER not set}
 src=$(cd "${ORDO_SRCDIR:?ORDO_SRCDIR not set}" && pwd) || exit 1
 ex=$src/examples
-passed=0 failed=0
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# check NAME WANT_RC WANT_TEXT -- command...: runs the command, compares
-# the exit status and looks for WANT_TEXT in stdout+stderr.
-check() {
-    local name=$1 want_rc=$2 want=$3; shift 4
-    local out rc
-    out=$("$@" 2>&1); rc=$?
-    if [ "$rc" -eq "$want_rc" ] && grep -qF -- "$want" <<<"$out"; then
-        passed=$((passed + 1)); echo "ok - $name"
-    else
-        failed=$((failed + 1)); echo "not ok - $name (rc=$rc, want $want_rc, '$want')"
-        sed 's/^/    /' <<<"$out"
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # rows_add_up FILE: the summary table's rows sum to its totals line.
 rows_add_up() {

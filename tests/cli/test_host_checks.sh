@@ -24,25 +24,11 @@ scenarios=$(cd "${ORDO_SCENARIOS:?ORDO_SCENARIOS not set}" && pwd) || exit 1
 fixtures=${ORDO_ABI_FIXTURES:?ORDO_ABI_FIXTURES not set}
 builtin=${ORDO_BUILD_PLUGIN_DIR:?ORDO_BUILD_PLUGIN_DIR not set}
 runner=$(dirname "$bin")/../tests/scenarios/run_scenarios
-passed=0 failed=0
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# check NAME WANT_RC WANT_TEXT -- command...: runs the command, compares
-# the exit status and looks for WANT_TEXT in stdout+stderr.
-check() {
-    local name=$1 want_rc=$2 want=$3; shift 4
-    local out rc
-    out=$("$@" 2>&1); rc=$?
-    if [ "$rc" -eq "$want_rc" ] && grep -qF -- "$want" <<<"$out"; then
-        passed=$((passed + 1)); echo "ok - $name"
-    else
-        failed=$((failed + 1)); echo "not ok - $name (rc=$rc, want $want_rc, '$want')"
-        sed 's/^/    /' <<<"$out"
-    fi
-    last_out=$out
-}
+. "$(dirname "$0")/lib.sh"
 
 # absent NAME TEXT: the output of the last check does not contain TEXT.
 absent() {

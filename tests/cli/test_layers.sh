@@ -12,7 +12,6 @@ src=${ORDO_SRCDIR:?ORDO_SRCDIR not set}
 build=${ORDO_BUILDDIR:?ORDO_BUILDDIR not set}
 checker=$src/scripts/check-layers
 cc=${CC:-cc}
-passed=0 failed=0
 
 # Every library on its own, the whole scheduler as one graph (circles
 # across folders too), and every folder's files.
@@ -25,23 +24,7 @@ LAYERS="core/libordo-core.la core/kube/libordo-kube.la \
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# check NAME WANT_RC WANT_TEXT -- command...: runs the command, compares
-# the exit status and looks for WANT_TEXT in stdout+stderr.
-check() {
-    local name=$1 want_rc=$2 want=$3
-    shift 4
-    local out rc
-    out=$("$@" 2>&1)
-    rc=$?
-    if [ "$rc" -eq "$want_rc" ] && grep -qF -- "$want" <<<"$out"; then
-        passed=$((passed + 1))
-        echo "ok - $name"
-    else
-        failed=$((failed + 1))
-        echo "not ok - $name (rc=$rc, want $want_rc, '$want')"
-        sed 's/^/    /' <<<"$out"
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # A small tree: lib/libx.la of a.c and b.c, which call each other, and
 # c.c, which calls nobody; lib/liby.la of c.c alone. The build side is laid
