@@ -240,6 +240,17 @@ check_LTLIBRARIES += tests/abi/bad_arg_default.la
 tests_abi_bad_arg_default_la_SOURCES = tests/abi/fixtures/bad_arg_default.c
 tests_abi_bad_arg_default_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
 tests_abi_bad_arg_default_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+# Two 1.4 plugins that read workload and pod set metadata through the real
+# host, in a directory of their own (a plugin directory loads every .so in
+# it): tests/scenarios/abi-workload-metadata/plugin-dir.
+check_LTLIBRARIES += tests/abi/meta/meta_place.la
+tests_abi_meta_meta_place_la_SOURCES = tests/abi/fixtures/meta_place.c
+tests_abi_meta_meta_place_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_meta_meta_place_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+check_LTLIBRARIES += tests/abi/meta/meta_queue.la
+tests_abi_meta_meta_queue_la_SOURCES = tests/abi/fixtures/meta_queue.c
+tests_abi_meta_meta_queue_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_meta_meta_queue_la_LDFLAGS = $(ABI_FIXTURE_LINK)
 check_PROGRAMS += tests/abi/test_abi
 # The loader, plugins.c (init) and watchdog.c, from the scheduler's library.
 tests_abi_test_abi_SOURCES = tests/abi/test_abi.c
