@@ -83,5 +83,5 @@ else
     fail "log: a reason logged once" "$dups"
 fi
 
-echo "# explain: $passed passed, $failed failed"
+echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -145,5 +145,5 @@ else
     failed=$((failed + 1)); echo "not ok - $dirty scenario or example inputs have warnings or errors"
 fi
 
-echo "# $passed passed, $failed failed"
+echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

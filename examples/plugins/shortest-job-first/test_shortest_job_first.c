@@ -15,13 +15,14 @@
 
 #define MIN_NS (60LL * 1000000000)
 
-static int failures;
+static int passes, failures;
 
 #define CHECK(cond)                                                            \
     do {                                                                       \
         bool ok_ = (cond);                                                     \
         printf("%s - %s:%d: %s\n", ok_ ? "ok" : "not ok", __FILE__, __LINE__,  \
                #cond);                                                         \
+        passes += ok_;                                                         \
         failures += !ok_;                                                      \
     } while (0)
 
@@ -146,6 +147,6 @@ int main(void)
     test_priority_then_creation();
     test_ageing();
     test_declared_args();
-    printf("%d failed\n", failures);
+    printf("%d passed, %d failed\n", passes, failures);
     return failures;
 }
