@@ -120,6 +120,16 @@ static bool template_is_ours(const struct pod_spec *s)
     return strcmp(s->scheduler_name, ORDO_SCHEDULER_NAME) == 0;
 }
 
+/* A Job that a JobSet made (its controller owner is a JobSet, or it
+ * carries the JobSet's name label): the JobSet's workload covers its pods,
+ * as Kueue manages only the top object. */
+static bool job_of_jobset(const struct object *o)
+{
+    const struct owner_ref *own = object_meta_controller(&o->meta);
+    return (own && strcmp(own->kind, "JobSet") == 0) ||
+           strmap_get(&o->meta.labels, LABEL_JOBSET_NAME);
+}
+
 int workload_add_owner(struct cluster *c, struct object *o)
 {
     char key[512];
@@ -141,7 +151,7 @@ int workload_add_owner(struct cluster *c, struct object *o)
     struct workload *w = NULL;
     if (o->kind == OBJ_JOB) {
         const struct job_spec *js = &o->u.job.spec;
-        if (!template_is_ours(&js->template.spec))
+        if (!template_is_ours(&js->template.spec) || job_of_jobset(o))
             return 0;
         w = wl_new(c, key, WL_JOB, o, 1);
         if (!w || podset_init(&w->podsets[0], "main",
@@ -214,11 +224,13 @@ static struct workload *wl_for_pod(struct cluster *c, struct pod *p, int *ret)
     const struct owner_ref *own = object_meta_controller(&o->meta);
     char key[512];
     *ret = 0;
-    if (own && strcmp(own->kind, "Job") == 0) {
+    /* The JobSet label first: a JobSet's pods are owned by its child
+     * Jobs, which are not workloads of their own. */
+    const char *js = strmap_get(&o->meta.labels, LABEL_JOBSET_NAME);
+    if (!js && own && strcmp(own->kind, "Job") == 0) {
         snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, own->name);
         return cluster_workload(c, key);
     }
-    const char *js = strmap_get(&o->meta.labels, LABEL_JOBSET_NAME);
     if (js) {
         snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, js);
         struct workload *w = cluster_workload(c, key);

@@ -167,6 +167,47 @@ static void test_jobset(void **state)
     assert_string_equal(fx_state(f, "ns/js"), "absent");
 }
 
+/* As a cluster delivers a JobSet: its child Jobs (owned by it, with its
+ * labels) and their pods, owned by the child Jobs. The child Jobs are no
+ * workloads of their own; their pods join the JobSet's, in the pod set of
+ * their replicated job, and run it. */
+#define CHILD_JOB(i)                                                           \
+    "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: js-w-" i         \
+    "\n  namespace: ns\n  uid: uid-js-w-" i "\n  labels: "                     \
+    "{jobset.sigs.k8s.io/jobset-name: js, "                                    \
+    "jobset.sigs.k8s.io/replicatedjob-name: w}\n  ownerReferences:\n"          \
+    "  - {apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet, name: js, "      \
+    "uid: uid-js, controller: true}\n"                                         \
+    "spec:\n  parallelism: 1\n  template:\n    spec:\n"                        \
+    "      schedulerName: ordo-scheduler\n"                                    \
+    "      containers: [{name: c, resources: {requests: {cpu: '1'}}}]\n"
+#define CHILD_POD(i)                                                           \
+    "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: js-w-" i "-0"          \
+    "\n  namespace: ns\n  labels: {jobset.sigs.k8s.io/jobset-name: js, "       \
+    "jobset.sigs.k8s.io/replicatedjob-name: w}\n  ownerReferences:\n"          \
+    "  - {apiVersion: batch/v1, kind: Job, name: js-w-" i ", uid: uid-js-w-" i \
+    ", controller: true}\n"                                                    \
+    "spec:\n  schedulerName: ordo-scheduler\n"                                 \
+    "  containers: [{name: c, resources: {requests: {cpu: '1'}}}]\n"
+
+static void test_jobset_child_jobs(void **state)
+{
+    struct fx *f = *state;
+    fx_add(f, FX_QUEUES("10") FX_NODE("n1", "4", "") JOBSET("2") CHILD_JOB("0")
+                  CHILD_JOB("1") CHILD_POD("0") CHILD_POD("1"));
+    fx_run(f);
+    assert_string_equal(fx_state(f, "ns/js-w-0"), "absent");
+    assert_string_equal(fx_state(f, "ns/js-w-1"), "absent");
+    const struct workload *w = fx_wl(f, "ns/js");
+    assert_non_null(w);
+    assert_int_equal(w->n_pods, 2);
+    if (strcmp(fx_state(f, "ns/js"), "admitted") != 0)
+        fail_msg("ns/js: %s: %s", fx_state(f, "ns/js"), w->reason);
+    assert_non_null(fx_node_of(f, "ns/js-w-0-0"));
+    assert_non_null(fx_node_of(f, "ns/js-w-1-0"));
+    assert_int_equal(fx_usage(f, "cq", "default", "cpu"), 2000);
+}
+
 static void test_job_status(void **state)
 {
     struct fx *f = *state;
@@ -251,6 +292,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_deleted_admitted, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_jobset, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_jobset_child_jobs, fx_setup,
+                                        fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_status, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_resumed_job_changed, fx_setup,
                                         fx_teardown),

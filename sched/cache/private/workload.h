@@ -4,8 +4,10 @@
  * (queueing.c). Private to the cache, the line and the decision core.
  *
  * A pod is Ordo's when spec.schedulerName is "ordo-scheduler". Its workload
- * is, in order: the Job that controls it (batch/v1 owner reference), the
- * JobSet it belongs to (label jobset.sigs.k8s.io/jobset-name), its pod group
+ * is, in order: the JobSet it belongs to (label
+ * jobset.sigs.k8s.io/jobset-name: in a cluster its pods are owned by the
+ * JobSet's child Jobs, which are not workloads of their own), the Job that
+ * controls it (batch/v1 owner reference), its pod group
  * (kueue.x-k8s.io/pod-group-name annotation or label, size from
  * kueue.x-k8s.io/pod-group-total-count), or the pod alone. The queue is the
  * kueue.x-k8s.io/queue-name label of the top object (or the namespace's
