@@ -128,12 +128,17 @@ static void facts(const struct cluster *c, const struct workload *w,
     f->t_rq = -1;
     f->t_fin = w->has_finished ? w->finished_ns : -1;
     f->evicted = w->evictions > 0 || w->evicting;
+    /* Which came last is read from the history's order: several may
+     * happen at one instant. */
+    long i_adm = -1, i_ev = -1, i_rq = -1;
     for (size_t i = 0; i < w->history.n; i++) {
         const struct wl_event *e = &w->history.ev[i];
-        if (e->type == WL_EV_EVICTED)
-            f->t_ev = e->t_ns;
+        if (e->type == WL_EV_ADMITTED)
+            i_adm = (long)i;
+        else if (e->type == WL_EV_EVICTED)
+            f->t_ev = e->t_ns, i_ev = (long)i;
         else if (e->type == WL_EV_REQUEUED)
-            f->t_rq = e->t_ns;
+            f->t_rq = e->t_ns, i_rq = (long)i;
         else if (e->type == WL_EV_FINISHED)
             f->fin_detail = e->detail;
     }
@@ -141,11 +146,11 @@ static void facts(const struct cluster *c, const struct workload *w,
         f->t_ev = w->evicted_ns;
     if (f->evicted && f->t_rq < 0 && !w->evicting)
         f->t_rq = f->t_ev;
-    f->ev_current = f->evicted && f->t_ev >= f->t_adm;
+    f->ev_current = f->evicted && (w->evicting || i_ev > i_adm);
     if (w->state == WL_ADMITTED)
         f->reserved = true;
     else if (w->state == WL_FINISHED)
-        f->reserved = f->t_adm >= 0 && !f->ev_current && f->t_rq <= f->t_adm;
+        f->reserved = i_adm >= 0 && i_ev < i_adm && i_rq < i_adm;
     if (f->evicted)
         eviction_words(c, w, o, f);
 }
