@@ -94,11 +94,19 @@ sched_backend_sim_libordo_sim_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 
 noinst_LTLIBRARIES += sched/backend/kube/libordo-kube-backend.la
 sched_backend_kube_libordo_kube_backend_la_SOURCES = \
-	%reldir%/backend/kube/kube_evict.c %reldir%/backend/kube/kube_evict.h
+	%reldir%/backend/kube/kube_evict.c %reldir%/backend/kube/kube_evict.h \
+	%reldir%/backend/kube/kube_json.c %reldir%/backend/kube/kube_json.h \
+	%reldir%/backend/kube/kube_writes.c %reldir%/backend/kube/kube_writes.h \
+	%reldir%/backend/kube/kube_workload.c %reldir%/backend/kube/kube_workload.h \
+	%reldir%/backend/kube/kube_workload_name.c \
+	%reldir%/backend/kube/kube_queue_status.c \
+	%reldir%/backend/kube/kube_queue_status.h \
+	%reldir%/backend/kube/kube_pod_status.c %reldir%/backend/kube/kube_pod_status.h \
+	%reldir%/backend/kube/kube_events.c %reldir%/backend/kube/kube_events.h
 sched_backend_kube_libordo_kube_backend_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) \
 	$(INC_KUBE) $(INC_ABI) $(INC_CACHE) $(INC_HOST) $(INC_LINE) \
 	-I$(top_srcdir)/sched/backend/kube
-sched_backend_kube_libordo_kube_backend_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+sched_backend_kube_libordo_kube_backend_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
 
 # Every source of the libraries above (the fuzz build compiles them with
 # clang apart).

@@ -19,6 +19,8 @@ UNIT_TESTS = \
 	tests/unit/test_quota_tree \
 	tests/unit/test_kclient \
 	tests/unit/test_kube_evict \
+	tests/unit/test_kube_status \
+	tests/unit/test_kube_writes \
 	tests/unit/test_strmap \
 	tests/unit/test_decode_limits \
 	tests/unit/test_decode_time \
@@ -122,6 +124,15 @@ tests_unit_test_sim_check_CFLAGS = $(UNIT_CFLAGS)
 # The events-in interface, through scheduler.h on an in-process scheduler
 # with the real plugins (events_helpers.h).
 EVENTS_TEST_SRCS = tests/unit/events_helpers.h tests/unit/test_helpers.h
+KUBE_STATUS_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_test_kube_status_SOURCES = tests/unit/test_kube_status.c \
+	tests/unit/kube_status_helpers.h $(EVENTS_TEST_SRCS)
+tests_unit_test_kube_status_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_kube_status_CFLAGS = $(KUBE_STATUS_CFLAGS)
+tests_unit_test_kube_writes_SOURCES = tests/unit/test_kube_writes.c \
+	tests/unit/kube_status_helpers.h $(EVENTS_TEST_SRCS)
+tests_unit_test_kube_writes_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_kube_writes_CFLAGS = $(KUBE_STATUS_CFLAGS)
 tests_unit_test_events_nodes_SOURCES = tests/unit/test_events_nodes.c \
 	$(EVENTS_TEST_SRCS)
 tests_unit_test_events_nodes_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
