@@ -106,7 +106,8 @@ sched_backend_kube_libordo_kube_backend_la_SOURCES = \
 sched_backend_kube_libordo_kube_backend_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) \
 	$(INC_KUBE) $(INC_ABI) $(INC_CACHE) $(INC_HOST) $(INC_LINE) \
 	-I$(top_srcdir)/sched/backend/kube
-sched_backend_kube_libordo_kube_backend_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
+sched_backend_kube_libordo_kube_backend_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) \
+	$(CRYPTO_CFLAGS)
 
 # Every source of the libraries above (the fuzz build compiles them with
 # clang apart).
@@ -122,7 +123,7 @@ sched_libordo_sched_la_LIBADD = sched/backend/sim/libordo-sim.la \
 	sched/backend/kube/libordo-kube-backend.la sched/libordo-line.la \
 	sched/cycle/libordo-cycle.la sched/cache/libordo-cache.la \
 	sched/host/libordo-host.la core/kube/libordo-kube.la \
-	core/libordo-core.la $(JSONC_LIBS) $(YAML_LIBS) $(CURL_LIBS)
+	core/libordo-core.la $(JSONC_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
 
 bin_PROGRAMS += sched/ordo-scheduler
 sched_ordo_scheduler_SOURCES = %reldir%/main.c

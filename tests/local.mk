@@ -427,7 +427,7 @@ $(FUZZ_BINS): tests/fuzz/fuzz_%: $(top_srcdir)/tests/fuzz/fuzz_%.c \
 		tests/fuzz/libfuzz-ordo.a
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< \
 	  tests/fuzz/libfuzz-ordo.a $(YAML_LIBS) $(JSONC_LIBS) $(CURL_LIBS) \
-	  $(LIBS) -o $@
+	  $(CRYPTO_LIBS) $(LIBS) -o $@
 # Plugins get coverage too (fuzzer-no-link); fuzz_sim keeps them loaded.
 $(FUZZ_PLUGINS): tests/fuzz/plugins/%.so: $(FUZZ_HDRS) \
 		$(wildcard $(top_srcdir)/plugins/*/*.c)
