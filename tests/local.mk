@@ -98,6 +98,13 @@ tests_unit_test_kubeconfig_SOURCES = tests/unit/test_kubeconfig.c $(FAKE_API_SRC
 tests_unit_test_kubeconfig_LDADD = core/kube/libordo-kube.la $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
 tests_unit_test_kubeconfig_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
 tests_unit_test_kubeconfig_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib -I$(top_srcdir)/core -I$(top_srcdir)/core/kube
+if HAVE_GNUTLS
+UNIT_TESTS += tests/unit/test_kubeconfig_tls
+endif
+tests_unit_test_kubeconfig_tls_SOURCES = tests/unit/test_kubeconfig_tls.c
+tests_unit_test_kubeconfig_tls_LDADD = core/kube/libordo-kube.la $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS) $(GNUTLS_LIBS)
+tests_unit_test_kubeconfig_tls_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS) $(GNUTLS_CFLAGS)
+tests_unit_test_kubeconfig_tls_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core/kube
 tests_unit_test_kube_evict_SOURCES = tests/unit/test_kube_evict.c $(FAKE_API_SRCS)
 tests_unit_test_kube_evict_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(MHD_LIBS) $(LIBS)
 tests_unit_test_kube_evict_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS)
