@@ -18,6 +18,7 @@ UNIT_TESTS = \
 	tests/unit/test_cluster_scale \
 	tests/unit/test_quota_tree \
 	tests/unit/test_kclient \
+	tests/unit/test_kubeconfig \
 	tests/unit/test_kube_evict \
 	tests/unit/test_kube_status \
 	tests/unit/test_kube_writes \
@@ -95,6 +96,17 @@ tests_unit_test_kclient_SOURCES = tests/unit/test_kclient.c $(FAKE_API_SRCS)
 tests_unit_test_kclient_LDADD = core/kube/libordo-kube.la $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
 tests_unit_test_kclient_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
 tests_unit_test_kclient_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_unit_test_kubeconfig_SOURCES = tests/unit/test_kubeconfig.c $(FAKE_API_SRCS)
+tests_unit_test_kubeconfig_LDADD = core/kube/libordo-kube.la $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
+tests_unit_test_kubeconfig_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
+tests_unit_test_kubeconfig_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib -I$(top_srcdir)/core -I$(top_srcdir)/core/kube
+if HAVE_GNUTLS
+UNIT_TESTS += tests/unit/test_kubeconfig_tls
+endif
+tests_unit_test_kubeconfig_tls_SOURCES = tests/unit/test_kubeconfig_tls.c
+tests_unit_test_kubeconfig_tls_LDADD = core/kube/libordo-kube.la $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS) $(GNUTLS_LIBS)
+tests_unit_test_kubeconfig_tls_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS) $(GNUTLS_CFLAGS)
+tests_unit_test_kubeconfig_tls_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core/kube
 tests_unit_test_kube_evict_SOURCES = tests/unit/test_kube_evict.c $(FAKE_API_SRCS)
 tests_unit_test_kube_evict_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(MHD_LIBS) $(LIBS)
 tests_unit_test_kube_evict_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS)

@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "kclient_tls.h"
 #include "kname.h"
 
 #define DESC_MAX              512  /* one response, described */
@@ -49,6 +50,7 @@ struct kclient {
     long timeout_ms;
     size_t max_response;
     struct curl_slist *headers;
+    struct kclient_tls *tls; /* kclient_tls.c: certificates, proxy, tokens */
     struct kevict *evictions;
     size_t n_pending;
 };
@@ -186,7 +188,8 @@ int kclient_new(const struct kclient_options *opt, struct kclient **ret)
         opt->timeout_ms ? opt->timeout_ms : KCLIENT_DEFAULT_TIMEOUT_MS;
     kc->max_response = opt->max_response_bytes ? opt->max_response_bytes
                                                : KCLIENT_DEFAULT_MAX_RESPONSE;
-    kc->base_url = dup_opt(opt->base_url, &r);
+    r = kclient_tls_new(opt, &kc->tls);
+    kc->base_url = dup_opt(kclient_tls_base_url(kc->tls), &r);
     kc->user_agent = dup_opt(
         opt->user_agent ? opt->user_agent : KCLIENT_DEFAULT_USER_AGENT, &r);
     kc->ca_file = dup_opt(opt->ca_file, &r);
@@ -249,6 +252,7 @@ void kclient_free(struct kclient *kc)
     if (kc->multi)
         curl_multi_cleanup(kc->multi);
     curl_slist_free_all(kc->headers);
+    kclient_tls_free(kc->tls);
     free(kc->base_url);
     free(kc->user_agent);
     free(kc->ca_file);
@@ -371,7 +375,9 @@ static int easy_setup(struct kevict *ev)
         SETOPT(ev->easy, CURLOPT_SSL_VERIFYPEER, 0L);
         SETOPT(ev->easy, CURLOPT_SSL_VERIFYHOST, 0L);
     }
-    return rc == CURLE_OK ? 0 : curl_errno(rc);
+    if (rc == CURLE_OK)
+        return kclient_tls_apply(kc->tls, ev->easy);
+    return curl_errno(rc);
 }
 
 /* Starts one request of the eviction, reusing its handle: POST

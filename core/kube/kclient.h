@@ -65,6 +65,48 @@ struct kclient_options {
     /* Largest response body kept; a longer one fails the request.
      * 0: KCLIENT_DEFAULT_MAX_RESPONSE. */
     size_t max_response_bytes;
+
+    /* TLS and credentials held in memory (kubeconfig.h fills these;
+     * kclient_tls.c applies them). Buffers are copied by kclient_new(). */
+    /* PEM bundle to verify the server with, instead of ca_file. */
+    const void *ca_data;
+    size_t ca_len;
+    /* PEM client certificate and its key (both or neither). */
+    const void *client_cert_data;
+    size_t client_cert_len;
+    const void *client_key_data;
+    size_t client_key_len;
+    /* Name the server's certificate is checked against (and sent as SNI)
+     * instead of base_url's host; the connection still goes to that host.
+     * The Host header carries this name too. */
+    const char *tls_server_name;
+    /* "http://", "https://", "socks5://"... proxy for every request. NULL:
+     * libcurl's default (the https_proxy/no_proxy environment). */
+    const char *proxy_url;
+    /* Credentials that change while the client runs (a rotated token file,
+     * an exec plugin): asked as each request starts; a client certificate
+     * it gives wins over client_cert/key_data. Not with bearer_token. The
+     * source is not copied: it must outlive the client. NULL: none. */
+    struct kclient_cred_source *cred;
+};
+
+/* What a credential source answers: pointers it owns, valid until its next
+ * call. Any member may be NULL/0 (no token, no client certificate). */
+struct kclient_cred {
+    const char *token;
+    const void *cert;
+    size_t cert_len;
+    const void *key;
+    size_t key_len;
+};
+
+/* get() returns 0 and fills *ret, or a negative errno: the request is then
+ * not started and the call that would start it returns that error. It must
+ * not block for long; kubeconfig.h says when its source may (an exec
+ * plugin's refresh, under a timeout). */
+struct kclient_cred_source {
+    int (*get)(void *data, struct kclient_cred *ret);
+    void *data;
 };
 
 struct kclient;
@@ -73,7 +115,8 @@ struct kclient;
  * *ret (owned by the caller, free with kclient_free()), -EINVAL for missing
  * or malformed options (no base URL, a scheme other than http/https, a
  * token or user agent with control characters, an empty CA path, a
- * negative timeout, a response cap over KCLIENT_MAX_RESPONSE_LIMIT),
+ * negative timeout, a response cap over KCLIENT_MAX_RESPONSE_LIMIT, half
+ * a client key pair, ca_file with ca_data, bearer_token with cred),
  * -ENOMEM, or -EIO when libcurl cannot be set up. */
 int kclient_new(const struct kclient_options *opt, struct kclient **ret);
 
