@@ -18,6 +18,8 @@ UNIT_TESTS = \
 	tests/unit/test_cluster_scale \
 	tests/unit/test_quota_tree \
 	tests/unit/test_kclient \
+	tests/unit/test_krequest \
+	tests/unit/test_kinformer \
 	tests/unit/test_kube_evict \
 	tests/unit/test_strmap \
 	tests/unit/test_decode_limits \
@@ -93,6 +95,16 @@ tests_unit_test_kclient_SOURCES = tests/unit/test_kclient.c $(FAKE_API_SRCS)
 tests_unit_test_kclient_LDADD = core/kube/libordo-kube.la $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
 tests_unit_test_kclient_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
 tests_unit_test_kclient_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
+KUBE_UNIT_LDADD = core/kube/libordo-kube.la $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
+KUBE_UNIT_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
+tests_unit_test_krequest_SOURCES = tests/unit/test_krequest.c $(FAKE_API_SRCS)
+tests_unit_test_krequest_LDADD = $(KUBE_UNIT_LDADD)
+tests_unit_test_krequest_CFLAGS = $(KUBE_UNIT_CFLAGS)
+tests_unit_test_krequest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_unit_test_kinformer_SOURCES = tests/unit/test_kinformer.c $(FAKE_API_SRCS)
+tests_unit_test_kinformer_LDADD = $(KUBE_UNIT_LDADD)
+tests_unit_test_kinformer_CFLAGS = $(KUBE_UNIT_CFLAGS)
+tests_unit_test_kinformer_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
 tests_unit_test_kube_evict_SOURCES = tests/unit/test_kube_evict.c $(FAKE_API_SRCS)
 tests_unit_test_kube_evict_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(MHD_LIBS) $(LIBS)
 tests_unit_test_kube_evict_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS)

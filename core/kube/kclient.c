@@ -16,8 +16,8 @@
 
 #include "kname.h"
 
-#define DESC_MAX              512  /* one response, described */
-#define WHY_MAX               1024 /* the whole story handed to the callback */
+#define DESC_MAX 512  /* one response, described */
+#define WHY_MAX  1024 /* the whole story handed to the callback */
 
 enum kevict_phase {
     PHASE_EVICT,

@@ -124,7 +124,8 @@ void kinformer_free(struct kinformer *inf)
         return;
     krequest_cancel(inf->req);
     struct entry *e, *tmp;
-    HASH_ITER(hh, inf->entries, e, tmp) {
+    HASH_ITER(hh, inf->entries, e, tmp)
+    {
         HASH_DEL(inf->entries, e);
         entry_free(e);
     }
@@ -162,8 +163,7 @@ size_t kinformer_count(const struct kinformer *inf)
     return inf ? HASH_COUNT(inf->entries) : 0;
 }
 
-struct json_object *kinformer_get(const struct kinformer *inf,
-                                  const char *key)
+struct json_object *kinformer_get(const struct kinformer *inf, const char *key)
 {
     struct entry *e = NULL;
     if (inf && key)
@@ -238,7 +238,8 @@ static void forget(struct kinformer *inf, struct entry *e,
 static void prune(struct kinformer *inf)
 {
     struct entry *e, *tmp;
-    HASH_ITER(hh, inf->entries, e, tmp) {
+    HASH_ITER(hh, inf->entries, e, tmp)
+    {
         if (e->gen != inf->gen)
             forget(inf, e, NULL);
     }
@@ -318,8 +319,8 @@ static int watch_start(struct kinformer *inf, int64_t delay_ms)
     inf->watch_began_ms = krequests_now_ms(inf->q) + delay_ms;
     inf->relist = inf->watch_failed = false;
     inf->st.watches++;
-    int r = krequest_start(inf->q, &spec, watch_done, watch_line, inf,
-                           &inf->req);
+    int r =
+        krequest_start(inf->q, &spec, watch_done, watch_line, inf, &inf->req);
     free(path);
     if (r == 0)
         inf->phase = PH_WATCH;
@@ -350,8 +351,7 @@ static void fill_kind(struct kinformer *inf, struct json_object *item)
 {
     struct json_object *v = NULL;
     if (!json_object_object_get_ex(item, "kind", &v))
-        json_object_object_add(item, "kind",
-                               json_object_new_string(inf->kind));
+        json_object_object_add(item, "kind", json_object_new_string(inf->kind));
     if (!json_object_object_get_ex(item, "apiVersion", &v))
         json_object_object_add(item, "apiVersion",
                                json_object_new_string(inf->api_version));

@@ -39,15 +39,15 @@ struct kinformer_ops {
     /* obj is the object (for DELETED, its last state); borrowed: take a
      * reference (json_object_get) to keep it. */
     void (*event)(void *data, enum kinf_event ev, struct json_object *obj);
-    void (*synced)(void *data);                         /* may be NULL */
+    void (*synced)(void *data); /* may be NULL */
     void (*unserved)(void *data, long status, const char *why); /* NULL ok */
 };
 
 struct kinformer_config {
-    const char *path;        /* "/api/v1/pods", "/apis/batch/v1/jobs" */
-    const char *kind;        /* "Pod": set on list items */
-    const char *api_version; /* "v1", "batch/v1" */
-    uint32_t page_size;      /* 0: KINF_DEFAULT_PAGE */
+    const char *path;         /* "/api/v1/pods", "/apis/batch/v1/jobs" */
+    const char *kind;         /* "Pod": set on list items */
+    const char *api_version;  /* "v1", "batch/v1" */
+    uint32_t page_size;       /* 0: KINF_DEFAULT_PAGE */
     uint32_t watch_timeout_s; /* 0: KINF_DEFAULT_WATCH_S */
     int64_t absent_retry_ms;  /* 0: KINF_DEFAULT_ABSENT_RETRY */
 };
@@ -74,8 +74,7 @@ bool kinformer_synced(const struct kinformer *inf);
 bool kinformer_unserved(const struct kinformer *inf);
 size_t kinformer_count(const struct kinformer *inf);
 /* The object known under key ("ns/name" or "name"), borrowed; NULL. */
-struct json_object *kinformer_get(const struct kinformer *inf,
-                                  const char *key);
+struct json_object *kinformer_get(const struct kinformer *inf, const char *key);
 const char *kinformer_resource_version(const struct kinformer *inf);
 void kinformer_get_stats(const struct kinformer *inf,
                          struct kinformer_stats *ret);

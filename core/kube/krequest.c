@@ -445,8 +445,8 @@ static void kreq_finished(struct kclient_xfer *x, CURLcode rc)
     }
     const char *error = NULL;
     if (rc != CURLE_OK || st == 0)
-        error = r->too_large ? "response over the size limit"
-                : r->oom     ? "out of memory reading the response"
+        error = r->too_large   ? "response over the size limit"
+                : r->oom       ? "out of memory reading the response"
                 : r->errbuf[0] ? r->errbuf
                                : curl_easy_strerror(rc);
     if (error)
@@ -467,8 +467,7 @@ static void kreq_finished(struct kclient_xfer *x, CURLcode rc)
     kreq_end(r, st, error);
 }
 
-/* Milliseconds until the first queued request may start (-1: none). */
-static int64_t next_due(struct krequests *q)
+int64_t krequests_due_in_ms(struct krequests *q)
 {
     int64_t now = krequests_now_ms(q), best = -1;
     for (struct kreq *r = q->head; r; r = r->next) {
@@ -488,7 +487,7 @@ int krequests_process(struct krequests *q, int timeout_ms)
     if (!q || timeout_ms < 0)
         return -EINVAL;
     dispatch(q);
-    int64_t due = next_due(q);
+    int64_t due = krequests_due_in_ms(q);
     int wait = due >= 0 && due < timeout_ms ? (int)due : timeout_ms;
     CURLM *multi = kclient_multi(q->kc);
     CURLMcode mc = curl_multi_poll(multi, NULL, 0, wait, NULL);

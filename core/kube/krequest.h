@@ -40,10 +40,10 @@
 #define KREQ_RETRY_AFTER_MAX_S    600 /* a longer Retry-After is capped */
 
 struct krequest_options {
-    uint32_t qps, burst;       /* 0: the defaults above */
-    int64_t backoff_base_ms;   /* 0: KREQ_DEFAULT_BACKOFF_MS */
-    int64_t backoff_max_ms;    /* 0: KREQ_DEFAULT_BACKOFF_MAX */
-    uint32_t max_attempts;     /* 0: KREQ_DEFAULT_MAX_ATTEMPTS */
+    uint32_t qps, burst;     /* 0: the defaults above */
+    int64_t backoff_base_ms; /* 0: KREQ_DEFAULT_BACKOFF_MS */
+    int64_t backoff_max_ms;  /* 0: KREQ_DEFAULT_BACKOFF_MAX */
+    uint32_t max_attempts;   /* 0: KREQ_DEFAULT_MAX_ATTEMPTS */
     /* Monotonic milliseconds; NULL: CLOCK_MONOTONIC. Tests pass their own
      * so that nothing depends on real time. */
     int64_t (*now_ms)(void *clock_data);
@@ -72,8 +72,8 @@ struct kreq_spec {
 };
 
 struct kreq_result {
-    long status;       /* of the last attempt; 0: no complete answer */
-    const char *body;  /* NUL-terminated ("" when none); a stream's: "" */
+    long status;      /* of the last attempt; 0: no complete answer */
+    const char *body; /* NUL-terminated ("" when none); a stream's: "" */
     size_t len;
     const char *error; /* no answer: why (curl's words); else NULL */
     unsigned attempts;
@@ -116,6 +116,10 @@ int krequests_process(struct krequests *q, int timeout_ms);
 /* Requests not ended; those of them in a transfer now. */
 size_t krequests_pending(const struct krequests *q);
 size_t krequests_in_flight(const struct krequests *q);
+
+/* Milliseconds until the first queued request may start (by its delay
+ * and the rate limit); -1 when none waits. */
+int64_t krequests_due_in_ms(struct krequests *q);
 
 /* The jittered backoff after attempt failures (attempt >= 1), for owners
  * that restart things themselves (informers). */
