@@ -1,0 +1,324 @@
+/* kube_backend.c - the Kubernetes backend's informers: what the API server
+ * reports becomes the scheduler's events (see kube_backend.h). */
+#include "kube_backend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "doc.h"
+#include "kube_int.h"
+#include "log.h"
+
+#define KUEUE "/apis/kueue.x-k8s.io/v1beta2/"
+
+/* clang-format off */
+static const struct {
+    const char *path, *kind, *api_version;
+    int obj_kind; /* enum object_kind; -1: not decoded (Leases) */
+} resources[KRES_MAX] = {
+    [KRES_NAMESPACE] = {"/api/v1/namespaces", "Namespace", "v1", OBJ_NAMESPACE},
+    [KRES_NODE] = {"/api/v1/nodes", "Node", "v1", OBJ_NODE},
+    [KRES_PRIORITY_CLASS] = {"/apis/scheduling.k8s.io/v1/priorityclasses",
+        "PriorityClass", "scheduling.k8s.io/v1", OBJ_PRIORITY_CLASS},
+    [KRES_RESOURCE_FLAVOR] = {KUEUE "resourceflavors", "ResourceFlavor",
+        "kueue.x-k8s.io/v1beta2", OBJ_RESOURCE_FLAVOR},
+    [KRES_COHORT] = {KUEUE "cohorts", "Cohort", "kueue.x-k8s.io/v1beta2",
+        OBJ_COHORT},
+    [KRES_CLUSTER_QUEUE] = {KUEUE "clusterqueues", "ClusterQueue",
+        "kueue.x-k8s.io/v1beta2", OBJ_CLUSTER_QUEUE},
+    [KRES_LOCAL_QUEUE] = {KUEUE "localqueues", "LocalQueue",
+        "kueue.x-k8s.io/v1beta2", OBJ_LOCAL_QUEUE},
+    [KRES_WORKLOAD_PRIORITY_CLASS] = {KUEUE "workloadpriorityclasses",
+        "WorkloadPriorityClass", "kueue.x-k8s.io/v1beta2",
+        OBJ_WORKLOAD_PRIORITY_CLASS},
+    [KRES_TOPOLOGY] = {KUEUE "topologies", "Topology",
+        "kueue.x-k8s.io/v1beta2", OBJ_TOPOLOGY},
+    [KRES_ADMISSION_CHECK] = {KUEUE "admissionchecks", "AdmissionCheck",
+        "kueue.x-k8s.io/v1beta2", OBJ_ADMISSION_CHECK},
+    [KRES_JOB] = {"/apis/batch/v1/jobs", "Job", "batch/v1", OBJ_JOB},
+    [KRES_JOBSET] = {"/apis/jobset.x-k8s.io/v1alpha2/jobsets", "JobSet",
+        "jobset.x-k8s.io/v1alpha2", OBJ_JOBSET},
+    [KRES_POD] = {"/api/v1/pods", "Pod", "v1", OBJ_POD},
+    [KRES_LEASE] = {NULL, "Lease", "coordination.k8s.io/v1", -1},
+};
+/* clang-format on */
+
+const struct backend_ops kube_backend_ops = {
+    .bind = kube_bind_pod,
+    .evict = kube_evict_pod_of,
+    .resume = kube_resume,
+};
+
+static struct json_object *jget(struct json_object *o, const char *key)
+{
+    struct json_object *v = NULL;
+    return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static bool condition_true(struct json_object *status, const char *type)
+{
+    struct json_object *conds = jget(status, "conditions");
+    size_t n = json_object_is_type(conds, json_type_array)
+                   ? json_object_array_length(conds)
+                   : 0;
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *c = json_object_array_get_idx(conds, i);
+        const char *t = json_object_get_string(jget(c, "type"));
+        const char *s = json_object_get_string(jget(c, "status"));
+        if (t && s && strcmp(t, type) == 0 && strcmp(s, "True") == 0)
+            return true;
+    }
+    return false;
+}
+
+static int32_t jint32(struct json_object *o, const char *key)
+{
+    struct json_object *v = jget(o, key);
+    int64_t x = json_object_is_type(v, json_type_int) ? json_object_get_int64(v)
+                                                      : 0;
+    return x < 0 ? 0 : x > INT32_MAX ? INT32_MAX : (int32_t)x;
+}
+
+/* A Job's or JobSet's status, as its controller wrote it. */
+static int job_status(struct kube_backend *kb, enum kube_res res,
+                      struct json_object *obj, const char *key)
+{
+    struct json_object *status = jget(obj, "status");
+    if (!json_object_is_type(status, json_type_object))
+        return 0;
+    struct job_status st = {0};
+    int32_t *per = NULL;
+    if (res == KRES_JOB) {
+        st.succeeded = jint32(status, "succeeded");
+        st.complete = condition_true(status, "Complete");
+    } else {
+        struct json_object *rjs = jget(jget(obj, "spec"), "replicatedJobs");
+        struct json_object *rst = jget(status, "replicatedJobsStatus");
+        size_t n = json_object_is_type(rjs, json_type_array)
+                       ? json_object_array_length(rjs)
+                       : 0;
+        size_t m = json_object_is_type(rst, json_type_array)
+                       ? json_object_array_length(rst)
+                       : 0;
+        per = n ? calloc(n, sizeof(*per)) : NULL;
+        if (n && !per)
+            return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+            const char *name = json_object_get_string(
+                jget(json_object_array_get_idx(rjs, i), "name"));
+            for (size_t j = 0; name && j < m; j++) {
+                struct json_object *x = json_object_array_get_idx(rst, j);
+                const char *xn = json_object_get_string(jget(x, "name"));
+                if (xn && strcmp(xn, name) == 0)
+                    per[i] = jint32(x, "succeeded");
+            }
+        }
+        st.n_replicated = (uint32_t)n;
+        st.replicated_succeeded = per;
+        st.complete = condition_true(status, "Completed");
+    }
+    int r = scheduler_job_status(kb->s, resources[res].obj_kind == OBJ_JOB
+                                            ? OBJ_JOB
+                                            : OBJ_JOBSET,
+                                 key, &st);
+    free(per);
+    return r == -ENOENT ? 0 : r; /* a Job another workload's key hid */
+}
+
+static void reject(struct kube_backend *kb, struct json_object *obj,
+                   const char *kind, const char *key, const char *why)
+{
+    kb->st.rejected++;
+    LOG_W("%s %s: skipped: %s", kind, key, why);
+    if (kb->opt.rejected)
+        kb->opt.rejected(kb->opt.hook_data, obj, why);
+}
+
+int kube_backend_put(struct kube_backend *kb, enum kube_res res,
+                     struct json_object *obj, bool added)
+{
+    char kb_key[512];
+    const char *key = kinformer_key(obj, kb_key, sizeof(kb_key));
+    const char *kind = resources[res].kind;
+    size_t len = 0;
+    const char *text =
+        json_object_to_json_string_length(obj, JSON_C_TO_STRING_PLAIN, &len);
+    if (!key || !text)
+        return key ? -ENOMEM : 0;
+    char file[64];
+    snprintf(file, sizeof(file), "api:%s", kind);
+    struct doc *d = NULL;
+    struct object *o = NULL;
+    struct err e = {{0}};
+    int r = doc_parse_json(text, len, file, &d, &e);
+    if (r == 0 && d->n_docs == 1)
+        r = decode_object(d->docs[0], file, &o, &e);
+    else if (r == 0)
+        r = err_set(&e, EINVAL, "%s: not one object", file);
+    doc_free(d);
+    if (r == -ENOMEM)
+        return r;
+    if (r == DECODE_IGNORED)
+        return 0;
+    if (r < 0) {
+        reject(kb, obj, kind, key, e.msg);
+        return 0;
+    }
+    r = added ? scheduler_object_added(kb->s, o)
+              : scheduler_object_updated(kb->s, o);
+    if (r == -EEXIST || r == -ENOTSUP) {
+        reject(kb, obj, kind, key,
+               r == -EEXIST ? "a workload of that name exists already"
+                            : "this change cannot be applied");
+        return 0;
+    }
+    if (r == 0 && (res == KRES_JOB || res == KRES_JOBSET))
+        r = job_status(kb, res, obj, key);
+    return r;
+}
+
+static void on_event(void *data, enum kinf_event ev, struct json_object *obj)
+{
+    struct kube_res_ctx *ctx = data;
+    struct kube_backend *kb = ctx->kb;
+    kb->st.events++;
+    kb->changed = true;
+    if (ctx->res == KRES_LEASE) {
+        if (kb->opt.lease)
+            kb->opt.lease(kb->opt.hook_data, ev, obj);
+        return;
+    }
+    int r = 0;
+    if (ev == KINF_DELETED) {
+        char buf[512];
+        const char *key = kinformer_key(obj, buf, sizeof(buf));
+        if (key)
+            r = scheduler_object_deleted(
+                kb->s, (enum object_kind)resources[ctx->res].obj_kind, key);
+    } else {
+        r = kube_backend_put(kb, ctx->res, obj, ev == KINF_ADDED);
+    }
+    if (r < 0)
+        LOG_E("%s event: %s", resources[ctx->res].kind, strerror(-r));
+}
+
+static void on_synced(void *data)
+{
+    struct kube_res_ctx *ctx = data;
+    ctx->kb->changed = true;
+    LOG_V(1, "informer synced resource=%s", resources[ctx->res].kind);
+}
+
+static void on_unserved(void *data, long status, const char *why)
+{
+    struct kube_res_ctx *ctx = data;
+    LOG_W("%s: %s (HTTP %ld); watched again later, none meanwhile",
+          resources[ctx->res].kind, why, status);
+}
+
+int kube_backend_new(struct kclient *kc, struct krequests *q,
+                     const struct kube_backend_options *opt,
+                     struct kube_backend **ret)
+{
+    if (!kc || !q || !ret)
+        return -EINVAL;
+    struct kube_backend *kb = calloc(1, sizeof(*kb));
+    if (!kb)
+        return -ENOMEM;
+    kb->kc = kc;
+    kb->q = q;
+    if (opt)
+        kb->opt = *opt;
+    if (!kb->opt.lease_namespace)
+        kb->opt.lease_namespace = "kube-system";
+    char lease_path[256];
+    snprintf(lease_path, sizeof(lease_path),
+             "/apis/coordination.k8s.io/v1/namespaces/%s/leases",
+             kb->opt.lease_namespace);
+    struct kinformer_ops ops = {on_event, on_synced, on_unserved};
+    for (int i = 0; i < KRES_MAX; i++) {
+        kb->ctx[i] = (struct kube_res_ctx){kb, (enum kube_res)i};
+        struct kinformer_config cfg = {
+            .path = resources[i].path ? resources[i].path : lease_path,
+            .kind = resources[i].kind,
+            .api_version = resources[i].api_version,
+        };
+        int r = kinformer_new(q, &cfg, &ops, &kb->ctx[i], &kb->inf[i]);
+        if (r < 0) {
+            kube_backend_free(kb);
+            return r;
+        }
+    }
+    *ret = kb;
+    return 0;
+}
+
+void kube_backend_free(struct kube_backend *kb)
+{
+    if (!kb)
+        return;
+    for (int i = 0; i < KRES_MAX; i++)
+        kinformer_free(kb->inf[i]);
+    while (kb->ops) {
+        krequest_cancel(kb->ops->req);
+        kube_op_free(kb->ops);
+    }
+    kube_evict_release(&kb->ke);
+    free(kb);
+}
+
+int kube_backend_start(struct kube_backend *kb, struct scheduler *s)
+{
+    if (!kb || !s || kb->started)
+        return -EINVAL;
+    kb->s = s;
+    /* kube_evict reads the cluster only; its pointer is not const. */
+    kube_evict_init(&kb->ke, kb->kc, (struct cluster *)scheduler_cluster(s),
+                    kb->opt.evict_grace_seconds);
+    kb->started = true;
+    for (int i = 0; i < KRES_MAX; i++) {
+        int r = kinformer_start(kb->inf[i]);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+bool kube_backend_synced(const struct kube_backend *kb)
+{
+    for (int i = 0; i < KRES_MAX; i++)
+        if (!kinformer_synced(kb->inf[i]))
+            return false;
+    return true;
+}
+
+bool kube_backend_take_changed(struct kube_backend *kb)
+{
+    bool c = kb->changed;
+    kb->changed = false;
+    return c;
+}
+
+void kube_backend_get_stats(const struct kube_backend *kb,
+                            struct kube_backend_stats *ret)
+{
+    *ret = kb->st;
+}
+
+struct kinformer *kube_backend_informer(const struct kube_backend *kb,
+                                        enum kube_res r)
+{
+    return (unsigned)r < KRES_MAX ? kb->inf[r] : NULL;
+}
+
+void kube_backend_retry_evictions(struct kube_backend *kb)
+{
+    if (!kb->started || kb->ke.n_retry == 0)
+        return;
+    int r = kube_evict_retry(&kb->ke);
+    if (r < 0)
+        LOG_E("retrying evictions: %s", strerror(-r));
+}
