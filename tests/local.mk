@@ -21,6 +21,7 @@ UNIT_TESTS = \
 	tests/unit/test_krequest \
 	tests/unit/test_kinformer \
 	tests/unit/test_kube_evict \
+	tests/unit/test_kube_backend \
 	tests/unit/test_strmap \
 	tests/unit/test_decode_limits \
 	tests/unit/test_decode_time \
@@ -105,6 +106,12 @@ tests_unit_test_kinformer_SOURCES = tests/unit/test_kinformer.c $(FAKE_API_SRCS)
 tests_unit_test_kinformer_LDADD = $(KUBE_UNIT_LDADD)
 tests_unit_test_kinformer_CFLAGS = $(KUBE_UNIT_CFLAGS)
 tests_unit_test_kinformer_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_unit_test_kube_backend_SOURCES = tests/unit/test_kube_backend.c \
+	tests/unit/events_helpers.h $(FAKE_API_SRCS)
+tests_unit_test_kube_backend_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS) $(LIBS)
+tests_unit_test_kube_backend_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
+tests_unit_test_kube_backend_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib \
+	-I$(top_srcdir)/sched/backend/kube
 tests_unit_test_kube_evict_SOURCES = tests/unit/test_kube_evict.c $(FAKE_API_SRCS)
 tests_unit_test_kube_evict_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(MHD_LIBS) $(LIBS)
 tests_unit_test_kube_evict_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS)

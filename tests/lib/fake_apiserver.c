@@ -108,7 +108,7 @@ static enum MHD_Result fake_handler(void *cls, struct MHD_Connection *c,
         if (!r->used && strcmp(r->method, method) == 0 &&
             (!r->path || strcmp(r->path, url) == 0) &&
             (!r->query || strstr(query, r->query))) {
-            r->used = true;
+            r->used = !r->sticky;
             answer = *r;
             break;
         }

@@ -24,7 +24,8 @@
  * chunks, when chunks[0] is set, replace body: each is sent as its own
  * HTTP chunk, chunk_pause_ms apart (so that a client sees them in separate
  * reads; nothing may depend on it), and with drop the connection is then
- * cut without ending the response. */
+ * cut without ending the response. A sticky rule is never used up (a
+ * default answer, put after the others). */
 struct rule {
     const char *method, *path;
     unsigned status;
@@ -36,6 +37,7 @@ struct rule {
     const char *chunks[MAX_CHUNKS];
     unsigned chunk_pause_ms;
     bool drop;
+    bool sticky;
 };
 
 /* One request as received; body is owned by the server (NULL when empty). */

@@ -132,7 +132,9 @@ static void reject(struct kube_backend *kb, struct json_object *obj,
                    const char *kind, const char *key, const char *why)
 {
     kb->st.rejected++;
-    LOG_W("%s %s: skipped: %s", kind, key, why);
+    (void)kind;
+    (void)key;
+    LOG_W("skipped: %s", why);
     if (kb->opt.rejected)
         kb->opt.rejected(kb->opt.hook_data, obj, why);
 }

@@ -18,7 +18,10 @@
  *           assigned to node" the same node: bound; another: a lost race,
  *           the pod is read again and its real node reported (never retried
  *           blindly). 5xx or no answer: unknown, resolved by a GET of the
- *           pod. Other answers: failed.
+ *           pod. Other answers: failed. An outcome does not count as a
+ *           change (kube_backend_take_changed()): a pod taken back is
+ *           placed again by the next periodic cycle, not at once, so that
+ *           a bind the server keeps refusing does not spin.
  *   evict   kube_evict.h
  *   resume  PATCH spec.suspend=false (merge patch), retried on 5xx. */
 #ifndef ORDO_KUBE_BACKEND_H

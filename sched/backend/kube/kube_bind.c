@@ -221,7 +221,6 @@ static void bind_done(void *data, const struct kreq_result *res)
     struct kube_op *op = data;
     struct kube_backend *kb = op->kb;
     op->req = NULL;
-    kb->changed = true;
     char nb[256];
     const char *other = NULL;
     if (res->status == 200 || res->status == 201) {
@@ -261,7 +260,6 @@ static void get_done(void *data, const struct kreq_result *res)
     struct kube_op *op = data;
     struct kube_backend *kb = op->kb;
     op->req = NULL;
-    kb->changed = true;
     struct json_object *pod =
         res->status == 200 ? json_tokener_parse(res->body) : NULL;
     struct json_object *spec = NULL, *nn = NULL;
