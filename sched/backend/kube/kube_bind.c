@@ -190,6 +190,8 @@ int kube_bind_pod(void *data, const struct pod *p, const struct node *n)
         return r;
     }
     kb->st.binds++;
+    LOG_V(2, "bind pod=\"%s\" node=\"%s\" workload=\"%s\"", op->key,
+          n->name, p->wl ? p->wl->key : "");
     return BACKEND_STARTED;
 }
 
@@ -225,7 +227,7 @@ static void bind_done(void *data, const struct kreq_result *res)
     const char *other = NULL;
     if (res->status == 200 || res->status == 201) {
         kb->st.bound++;
-        LOG_V(2, "bind pod=\"%s\" node=\"%s\"", op->key, op->node);
+        LOG_V(2, "bound pod=\"%s\" node=\"%s\"", op->key, op->node);
         scheduler_pod_bound(kb->s, op->key);
     } else if (res->status == 409 &&
                (other = assigned_node(res->body, nb, sizeof(nb))) &&
