@@ -214,11 +214,13 @@ static struct workload *wl_for_pod(struct cluster *c, struct pod *p, int *ret)
     const struct owner_ref *own = object_meta_controller(&o->meta);
     char key[512];
     *ret = 0;
-    if (own && strcmp(own->kind, "Job") == 0) {
+    /* A JobSet's pods belong to it, though a child Job owns them on a
+     * real cluster. */
+    const char *js = strmap_get(&o->meta.labels, LABEL_JOBSET_NAME);
+    if (own && strcmp(own->kind, "Job") == 0 && !js) {
         snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, own->name);
         return cluster_workload(c, key);
     }
-    const char *js = strmap_get(&o->meta.labels, LABEL_JOBSET_NAME);
     if (js) {
         snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, js);
         struct workload *w = cluster_workload(c, key);

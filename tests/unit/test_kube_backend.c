@@ -56,7 +56,7 @@ static void on_rejected(void *data, struct json_object *obj, const char *why)
 }
 
 /* The cluster every case starts from; quota is the ClusterQueue's cpu. */
-static void script(const char *quota_json)
+static void script_pods(const char *quota_json, const char *pods_json)
 {
     fake_rule("GET", "/api/v1/nodes", 200, LIST(NODE("n1") "," NODE("n2")))
         ->query = "limit";
@@ -73,8 +73,12 @@ static void script(const char *quota_json)
               LIST("{\"metadata\":{\"name\":\"lq\",\"namespace\":\"default\"},"
                    "\"spec\":{\"clusterQueue\":\"cq\"}}"))
         ->query = "limit";
-    fake_rule("GET", "/api/v1/pods", 200, LIST(POD_JSON("")))->query =
-        "limit";
+    fake_rule("GET", "/api/v1/pods", 200, pods_json)->query = "limit";
+}
+
+static void script(const char *quota_json)
+{
+    script_pods(quota_json, LIST(POD_JSON("")));
 }
 
 static void env_new(struct env *e, void **state)
@@ -87,9 +91,8 @@ static void env_new(struct env *e, void **state)
     assert_int_equal(kclient_new(&ko, &e->kc), 0);
     struct krequest_options o = {.now_ms = test_clock, .seed = 3};
     assert_int_equal(krequests_new(e->kc, &o, &e->q), 0);
-    struct kube_backend_options bo = {.evict_grace_seconds = -1,
-                                      .rejected = on_rejected,
-                                      .hook_data = e};
+    struct kube_backend_options bo = {
+        .evict_grace_seconds = -1, .rejected = on_rejected, .hook_data = e};
     assert_int_equal(kube_backend_new(e->kc, e->q, &bo, &e->kb), 0);
     /* The fixture's scheduler acts through its own backend: make one that
      * acts through this one. */
@@ -112,8 +115,7 @@ static void drive(struct env *e)
         assert_true(krequests_process(e->q, 20) >= 0);
         if (kube_backend_synced(e->kb) && kube_backend_take_changed(e->kb))
             assert_true(scheduler_run(e->f->s) >= 0);
-        if (krequests_in_flight(e->q) == 0 &&
-            krequests_due_in_ms(e->q) != 0)
+        if (krequests_in_flight(e->q) == 0 && krequests_due_in_ms(e->q) != 0)
             return;
     }
     fail_msg("never settled");
@@ -130,8 +132,8 @@ static struct record *find(const char *method, const char *path, int nth)
 
 static const char *pod_node(struct env *e)
 {
-    const struct pod *p = cluster_get_pod(scheduler_cluster(e->f->s),
-                                          "default/p1");
+    const struct pod *p =
+        cluster_get_pod(scheduler_cluster(e->f->s), "default/p1");
     return p && p->node ? p->node->name : NULL;
 }
 
@@ -162,17 +164,15 @@ static void test_bind_annotations(void **state)
     assert_true(strcmp(node, "n1") == 0 || strcmp(node, "n2") == 0);
     assert_true(json_pointer_get(root, "/metadata/uid", &v) == 0);
     assert_string_equal(json_object_get_string(v), "u-1");
-    assert_true(json_pointer_get(
-                    root, "/metadata/annotations/ordo.dev~1cluster-queue",
-                    &v) == 0);
+    assert_true(
+        json_pointer_get(root, "/metadata/annotations/ordo.dev~1cluster-queue",
+                         &v) == 0);
     assert_string_equal(json_object_get_string(v), "cq");
-    assert_true(json_pointer_get(root,
-                                 "/metadata/annotations/ordo.dev~1flavors",
-                                 &v) == 0);
+    assert_true(json_pointer_get(
+                    root, "/metadata/annotations/ordo.dev~1flavors", &v) == 0);
     assert_string_equal(json_object_get_string(v), "cpu=default-flavor");
-    assert_true(json_pointer_get(root,
-                                 "/metadata/annotations/ordo.dev~1workload",
-                                 &v) == 0);
+    assert_true(json_pointer_get(
+                    root, "/metadata/annotations/ordo.dev~1workload", &v) == 0);
     assert_string_equal(json_object_get_string(v), "default/p1");
     assert_true(json_pointer_get(
                     root, "/metadata/annotations/ordo.dev~1pod-set", &v) == 0);
@@ -295,6 +295,66 @@ static void test_rejected_skipped(void **state)
     env_free(&e);
 }
 
+#define CONTAINERS                                                             \
+    "\"schedulerName\":\"ordo-scheduler\",\"containers\":[{\"name\":\"c\","    \
+    "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]"
+
+/* On a cluster a JobSet's pods are owned by its child Jobs: the child Job
+ * is no workload of its own, the pod belongs to the JobSet, which is
+ * resumed once admitted, and its pod bound. */
+static void test_jobset_child_pods(void **state)
+{
+    struct env e;
+    env_new(&e, state);
+    script_pods(
+        LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":" CQ_SPEC("4") "}"),
+        LIST("{\"metadata\":{\"name\":\"js-w-0-x\",\"namespace\":"
+             "\"default\",\"uid\":\"u-2\",\"labels\":{\"jobset.sigs.k8s.io/"
+             "jobset-name\":\"js\",\"jobset.sigs.k8s.io/replicatedjob-name\":"
+             "\"w\"},\"ownerReferences\":[{\"apiVersion\":\"batch/v1\","
+             "\"kind\":\"Job\",\"name\":\"js-w-0\",\"uid\":\"j\","
+             "\"controller\":true}]},\"spec\":{" CONTAINERS "}}"));
+    fake_rule("GET", "/apis/jobset.x-k8s.io/v1alpha2/jobsets", 200,
+              LIST("{\"metadata\":{\"name\":\"js\",\"namespace\":"
+                   "\"default\",\"labels\":{\"kueue.x-k8s.io/queue-name\":"
+                   "\"lq\"}},\"spec\":{\"suspend\":true,\"replicatedJobs\":[{"
+                   "\"name\":\"w\",\"replicas\":1,\"template\":{\"spec\":{"
+                   "\"parallelism\":1,\"template\":{\"spec\":{" CONTAINERS
+                   "}}}}}]}}"))
+        ->query = "limit";
+    fake_rule("GET", "/apis/batch/v1/jobs", 200,
+              LIST("{\"metadata\":{\"name\":\"js-w-0\",\"namespace\":"
+                   "\"default\",\"ownerReferences\":[{\"apiVersion\":"
+                   "\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\",\"name\":"
+                   "\"js\",\"uid\":\"s\",\"controller\":true}]},\"spec\":{"
+                   "\"parallelism\":1,\"template\":{\"spec\":{" CONTAINERS
+                   "}}}}"))
+        ->query = "limit";
+    fake_rule("PATCH",
+              "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/"
+              "jobsets/js",
+              200, "{}");
+    fake_rule("POST", "/api/v1/namespaces/default/pods/js-w-0-x/binding", 201,
+              "{}");
+    start(&e);
+    assert_null(
+        cluster_get_workload(scheduler_cluster(e.f->s), "default/js-w-0"));
+    assert_string_equal(fx_state(e.f, "default/js"), "admitted");
+    struct record *r =
+        find("PATCH",
+             "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/js", 0);
+    assert_non_null(r);
+    assert_string_equal(r->body, "{\"spec\":{\"suspend\":false}}");
+    assert_string_equal(r->ctype, "application/merge-patch+json");
+    assert_non_null(
+        find("POST", "/api/v1/namespaces/default/pods/js-w-0-x/binding", 0));
+    struct kube_backend_stats st;
+    kube_backend_get_stats(e.kb, &st);
+    assert_int_equal(st.resumes, 1);
+    assert_int_equal(st.bound, 1);
+    env_free(&e);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 static int group_setup(void **state)
@@ -310,9 +370,9 @@ static int group_teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_bind_annotations),       T(test_conflict_same_node),
-        T(test_lost_race_reads_pod),    T(test_unclear_answer_resolved),
-        T(test_rejected_skipped),
+        T(test_bind_annotations),    T(test_conflict_same_node),
+        T(test_lost_race_reads_pod), T(test_unclear_answer_resolved),
+        T(test_rejected_skipped),    T(test_jobset_child_pods),
     };
     return cmocka_run_group_tests_name("kube_backend", tests, group_setup,
                                        group_teardown);

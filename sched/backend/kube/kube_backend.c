@@ -77,8 +77,8 @@ static bool condition_true(struct json_object *status, const char *type)
 static int32_t jint32(struct json_object *o, const char *key)
 {
     struct json_object *v = jget(o, key);
-    int64_t x = json_object_is_type(v, json_type_int) ? json_object_get_int64(v)
-                                                      : 0;
+    int64_t x =
+        json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
     return x < 0 ? 0 : x > INT32_MAX ? INT32_MAX : (int32_t)x;
 }
 
@@ -120,10 +120,9 @@ static int job_status(struct kube_backend *kb, enum kube_res res,
         st.replicated_succeeded = per;
         st.complete = condition_true(status, "Completed");
     }
-    int r = scheduler_job_status(kb->s, resources[res].obj_kind == OBJ_JOB
-                                            ? OBJ_JOB
-                                            : OBJ_JOBSET,
-                                 key, &st);
+    int r = scheduler_job_status(
+        kb->s, resources[res].obj_kind == OBJ_JOB ? OBJ_JOB : OBJ_JOBSET, key,
+        &st);
     free(per);
     return r == -ENOENT ? 0 : r; /* a Job another workload's key hid */
 }
@@ -139,9 +138,29 @@ static void reject(struct kube_backend *kb, struct json_object *obj,
         kb->opt.rejected(kb->opt.hook_data, obj, why);
 }
 
+/* Whether obj's controller is a JobSet: the JobSet is the workload; its
+ * child Jobs' progress comes in its status. */
+static bool jobset_child(struct json_object *obj)
+{
+    struct json_object *owners = jget(jget(obj, "metadata"), "ownerReferences");
+    size_t n = json_object_is_type(owners, json_type_array)
+                   ? json_object_array_length(owners)
+                   : 0;
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *o = json_object_array_get_idx(owners, i);
+        const char *kind = json_object_get_string(jget(o, "kind"));
+        if (json_object_get_boolean(jget(o, "controller")) && kind &&
+            strcmp(kind, "JobSet") == 0)
+            return true;
+    }
+    return false;
+}
+
 int kube_backend_put(struct kube_backend *kb, enum kube_res res,
                      struct json_object *obj, bool added)
 {
+    if (res == KRES_JOB && jobset_child(obj))
+        return 0;
     char kb_key[512];
     const char *key = kinformer_key(obj, kb_key, sizeof(kb_key));
     const char *kind = resources[res].kind;

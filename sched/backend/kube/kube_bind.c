@@ -84,7 +84,8 @@ char *kube_binding_json(const struct cluster *c, const struct pod *p,
             ok = jstr(ann, "ordo.dev/pod-set", w->podsets[p->podset].name);
         if (ok) {
             flavors = flavors_text(w, p->podset);
-            ok = flavors && (!*flavors || jstr(ann, "ordo.dev/flavors", flavors));
+            ok = flavors &&
+                 (!*flavors || jstr(ann, "ordo.dev/flavors", flavors));
         }
     }
     ok = ok && jobj(root, "target", &target) &&
@@ -172,9 +173,8 @@ int kube_bind_pod(void *data, const struct pod *p, const struct node *n)
     if (!m || !m->name || !m->namespace_ || !n || !n->name)
         return -EINVAL;
     char *body = kube_binding_json(scheduler_cluster(kb->s), p, n->name);
-    struct kube_op *op = body ? op_new(kb, KOP_BIND, m->namespace_, m->name,
-                                       n->name)
-                              : NULL;
+    struct kube_op *op =
+        body ? op_new(kb, KOP_BIND, m->namespace_, m->name, n->name) : NULL;
     if (!op) {
         free(body);
         return -ENOMEM;
@@ -190,8 +190,8 @@ int kube_bind_pod(void *data, const struct pod *p, const struct node *n)
         return r;
     }
     kb->st.binds++;
-    LOG_V(2, "bind pod=\"%s\" node=\"%s\" workload=\"%s\"", op->key,
-          n->name, p->wl ? p->wl->key : "");
+    LOG_V(2, "bind pod=\"%s\" node=\"%s\" workload=\"%s\"", op->key, n->name,
+          p->wl ? p->wl->key : "");
     return BACKEND_STARTED;
 }
 
@@ -243,8 +243,7 @@ static void bind_done(void *data, const struct kreq_result *res)
     } else if (res->status == 0 || res->status >= 500) {
         kb->st.bind_unknown++;
         LOG_W("bind pod %s to %s: no clear answer (%s); reading it again",
-              op->key, op->node,
-              res->error ? res->error : "server error");
+              op->key, op->node, res->error ? res->error : "server error");
         bind_resolve(op, false);
         return;
     } else {

@@ -14,9 +14,9 @@
 #include "kube_backend.h"
 #include "log.h"
 
-#define LOOP_WAIT_MS     200   /* longest poll: signals are seen this fast */
-#define RUN_EVERY_NS     1000000000LL  /* a cycle at least this often */
-#define EVICT_RETRY_NS   10000000000LL /* failed evictions tried again */
+#define LOOP_WAIT_MS   200 /* longest poll: signals are seen this fast */
+#define RUN_EVERY_NS   1000000000LL  /* a cycle at least this often */
+#define EVICT_RETRY_NS 10000000000LL /* failed evictions tried again */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -40,8 +40,7 @@ static const char *scalar(const struct doc_node *map, const char *key)
 {
     const struct doc_node *n = doc_map_get(map, key);
     const char *s = NULL;
-    return n && !doc_is_null(n) && doc_get_string(n, &s) == 0 && *s ? s
-                                                                      : NULL;
+    return n && !doc_is_null(n) && doc_get_string(n, &s) == 0 && *s ? s : NULL;
 }
 
 /* The entry of seq (clusters, users, contexts) called name: its field. */
@@ -81,8 +80,8 @@ int kube_daemon_read_kubeconfig(const char *path, const char *context,
         return r;
     const struct doc_node *root = d->n_docs ? d->docs[0] : NULL;
     const char *ctx = context ? context : scalar(root, "current-context");
-    const struct doc_node *c = ctx ? named(root, "contexts", ctx, "context")
-                                   : NULL;
+    const struct doc_node *c =
+        ctx ? named(root, "contexts", ctx, "context") : NULL;
     const struct doc_node *cl =
         c ? named(root, "clusters", scalar(c, "cluster"), "cluster") : NULL;
     const struct doc_node *user =
@@ -108,8 +107,8 @@ int kube_daemon_read_kubeconfig(const char *path, const char *context,
         ret->token = user && scalar(user, "token")
                          ? strdup(scalar(user, "token"))
                          : NULL;
-        if (!ret->server || (scalar(cl, "certificate-authority") &&
-                             !ret->ca_file))
+        if (!ret->server ||
+            (scalar(cl, "certificate-authority") && !ret->ca_file))
             r = err_set(e, ENOMEM, "%s: out of memory", path);
     }
     doc_free(d);
@@ -188,9 +187,8 @@ int kube_daemon_run(const struct sched_config *cfg,
     struct kube_backend *kb = NULL;
     struct scheduler *s = NULL;
     int rc = 1, r;
-    if (opt->kubeconfig &&
-        kube_daemon_read_kubeconfig(opt->kubeconfig, opt->context, &conn,
-                                    &e) < 0) {
+    if (opt->kubeconfig && kube_daemon_read_kubeconfig(
+                               opt->kubeconfig, opt->context, &conn, &e) < 0) {
         fprintf(stderr, "ordo-scheduler: --kubeconfig: %s\n", e.msg);
         return 1;
     }
@@ -208,8 +206,8 @@ int kube_daemon_run(const struct sched_config *cfg,
         goto out;
     }
     if ((r = kclient_new(&ko, &kc)) < 0) {
-        fprintf(stderr, "ordo-scheduler: API client for %s: %s\n",
-                ko.base_url, strerror(-r));
+        fprintf(stderr, "ordo-scheduler: API client for %s: %s\n", ko.base_url,
+                strerror(-r));
         goto out;
     }
     struct krequest_options qo = {.qps = opt->qps, .burst = opt->burst};

@@ -21,12 +21,12 @@
 #include "sched_config.h"
 
 struct kube_daemon_options {
-    const char *kubeconfig, *context; /* NULL: none / the current one */
+    const char *kubeconfig, *context;     /* NULL: none / the current one */
     const char *server, *token, *ca_file; /* over the kubeconfig's */
     bool insecure_skip_verify;
-    uint32_t qps, burst;          /* 0: krequest.h's defaults */
-    int64_t evict_grace_seconds;  /* < 0: the pod's own */
-    const char *lease_namespace;  /* NULL: kube-system */
+    uint32_t qps, burst;         /* 0: krequest.h's defaults */
+    int64_t evict_grace_seconds; /* < 0: the pod's own */
+    const char *lease_namespace; /* NULL: kube-system */
 };
 
 /* What a kubeconfig says (strings owned by the struct; release with
