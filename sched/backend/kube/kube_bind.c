@@ -339,3 +339,9 @@ int kube_resume(void *data, const struct workload *w)
     kb->st.resumes++;
     return BACKEND_STARTED;
 }
+
+const struct backend_ops kube_backend_ops = {
+    .bind = kube_bind_pod,
+    .evict = kube_evict_pod_of,
+    .resume = kube_resume,
+};

@@ -5,6 +5,15 @@
 
 #include "kube_backend.h"
 
+/* A watched resource (kube_put.c): its collection (NULL: the Leases of
+ * the lease namespace), kind and apiVersion, and the object kind it
+ * decodes to (-1: not decoded). */
+struct kube_res_info {
+    const char *path, *kind, *api_version;
+    int obj_kind;
+};
+extern const struct kube_res_info kube_resources[KRES_MAX];
+
 /* Which informer an event came from. */
 struct kube_res_ctx {
     struct kube_backend *kb;
@@ -38,8 +47,8 @@ struct kube_backend {
 };
 
 /* An object from the API server (JSON) decoded and sent to the scheduler
- * as added or updated (kube_backend.c; kube_bind.c uses it for a pod read
- * again). 0 or a negative errno; a refused object is 0 (skipped). */
+ * as added or updated (kube_put.c; kube_bind.c uses it for a pod read again). 0
+ * or a negative errno; a refused object is 0 (skipped). */
 int kube_backend_put(struct kube_backend *kb, enum kube_res res,
                      struct json_object *obj, bool added);
 
