@@ -37,11 +37,13 @@ struct kinformer {
     unsigned failures;
     uint64_t watch_lines;
     int64_t watch_began_ms;
+    bool keep; /* objects kept for kinformer_get() */
     bool started, synced, unserved, unserved_told, relist, watch_failed;
     struct kinformer_stats st;
 };
 
 static int list_start(struct kinformer *inf, int64_t delay_ms);
+static void fill_kind(struct kinformer *inf, struct json_object *item);
 static int watch_start(struct kinformer *inf, int64_t delay_ms);
 
 const char *kinformer_key(struct json_object *obj, char *buf, size_t size)
@@ -96,6 +98,7 @@ int kinformer_new(struct krequests *q, const struct kinformer_config *cfg,
     inf->q = q;
     inf->ops = *ops;
     inf->data = data;
+    inf->keep = cfg->keep_objects;
     inf->page = cfg->page_size ? cfg->page_size : KINF_DEFAULT_PAGE;
     inf->watch_s =
         cfg->watch_timeout_s ? cfg->watch_timeout_s : KINF_DEFAULT_WATCH_S;
@@ -208,8 +211,8 @@ static int upsert(struct kinformer *inf, struct json_object *obj)
         if (set_str(&e->rv, rv) < 0)
             return -ENOMEM;
         json_object_put(e->obj);
-        e->obj = json_object_get(obj);
-        emit(inf, KINF_UPDATED, e->obj);
+        e->obj = inf->keep ? json_object_get(obj) : NULL;
+        emit(inf, KINF_UPDATED, obj);
         return 0;
     }
     e = calloc(1, sizeof(*e));
@@ -219,18 +222,54 @@ static int upsert(struct kinformer *inf, struct json_object *obj)
         free(e);
         return -ENOMEM;
     }
-    e->obj = json_object_get(obj);
+    e->obj = inf->keep ? json_object_get(obj) : NULL;
     e->gen = inf->gen;
     HASH_ADD_KEYPTR(hh, inf->entries, e->key, strlen(e->key), e);
-    emit(inf, KINF_ADDED, e->obj);
+    emit(inf, KINF_ADDED, obj);
     return 0;
+}
+
+/* What a relist knows of an object it no longer sees when objects are not
+ * kept: its kind, apiVersion, name, namespace and resourceVersion. */
+static struct json_object *stub(struct kinformer *inf, const struct entry *e)
+{
+    struct json_object *o = json_object_new_object();
+    struct json_object *meta = json_object_new_object();
+    const char *slash = strchr(e->key, '/');
+    bool ok = o && meta && json_object_object_add(o, "metadata", meta) == 0;
+    if (!ok)
+        json_object_put(meta);
+    if (ok && slash) {
+        struct json_object *ns =
+            json_object_new_string_len(e->key, (int)(slash - e->key));
+        ok = ns && json_object_object_add(meta, "namespace", ns) == 0;
+    }
+    ok = ok && json_object_object_add(
+                   meta, "name",
+                   json_object_new_string(slash ? slash + 1 : e->key)) == 0;
+    if (ok && e->rv)
+        json_object_object_add(meta, "resourceVersion",
+                               json_object_new_string(e->rv));
+    if (ok)
+        fill_kind(inf, o);
+    if (!ok) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
 }
 
 static void forget(struct kinformer *inf, struct entry *e,
                    struct json_object *last)
 {
     HASH_DEL(inf->entries, e);
-    emit(inf, KINF_DELETED, last ? last : e->obj);
+    struct json_object *made = last || e->obj ? NULL : stub(inf, e);
+    struct json_object *o = last ? last : e->obj ? e->obj : made;
+    if (o)
+        emit(inf, KINF_DELETED, o);
+    else
+        inf->st.bad_lines++; /* no memory to say it */
+    json_object_put(made);
     entry_free(e);
 }
 

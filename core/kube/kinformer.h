@@ -36,8 +36,9 @@
 enum kinf_event { KINF_ADDED = 0, KINF_UPDATED, KINF_DELETED };
 
 struct kinformer_ops {
-    /* obj is the object (for DELETED, its last state); borrowed: take a
-     * reference (json_object_get) to keep it. */
+    /* obj is the object (for DELETED, its last state: the watch's, the
+     * one kept, or the stub of keep_objects); borrowed: take a reference
+     * (json_object_get) to keep it. */
     void (*event)(void *data, enum kinf_event ev, struct json_object *obj);
     void (*synced)(void *data); /* may be NULL */
     void (*unserved)(void *data, long status, const char *why); /* NULL ok */
@@ -50,6 +51,11 @@ struct kinformer_config {
     uint32_t page_size;       /* 0: KINF_DEFAULT_PAGE */
     uint32_t watch_timeout_s; /* 0: KINF_DEFAULT_WATCH_S */
     int64_t absent_retry_ms;  /* 0: KINF_DEFAULT_ABSENT_RETRY */
+    /* Keep every object (kinformer_get()). Without, only keys and
+     * resourceVersions are kept (a large cluster's pods are many), and an
+     * object a relist no longer sees is reported deleted with just its
+     * kind, apiVersion, name, namespace and resourceVersion. */
+    bool keep_objects;
 };
 
 struct kinformer_stats {
@@ -73,7 +79,8 @@ bool kinformer_synced(const struct kinformer *inf);
 /* The server answered 404 to the last list. */
 bool kinformer_unserved(const struct kinformer *inf);
 size_t kinformer_count(const struct kinformer *inf);
-/* The object known under key ("ns/name" or "name"), borrowed; NULL. */
+/* The object known under key ("ns/name" or "name"), borrowed; NULL when
+ * unknown or when objects are not kept. */
 struct json_object *kinformer_get(const struct kinformer *inf, const char *key);
 const char *kinformer_resource_version(const struct kinformer *inf);
 void kinformer_get_stats(const struct kinformer *inf,

@@ -78,7 +78,7 @@ struct env {
     struct seen seen;
 };
 
-static void env_new(struct env *e, const char *path)
+static void env_new(struct env *e, const char *path, bool keep)
 {
     fake_reset();
     memset(e, 0, sizeof(*e));
@@ -95,7 +95,8 @@ static void env_new(struct env *e, const char *path)
                                    .api_version = "v1",
                                    .page_size = 2,
                                    .watch_timeout_s = 60,
-                                   .absent_retry_ms = 5000};
+                                   .absent_retry_ms = 5000,
+                                   .keep_objects = keep};
     struct kinformer_ops ops = {on_event, on_synced, on_unserved};
     assert_int_equal(kinformer_new(e->q, &cfg, &ops, &e->seen, &e->inf), 0);
 }
@@ -126,7 +127,7 @@ static struct record *record(size_t i)
 static void test_pages_then_watch(void **state)
 {
     struct env e;
-    env_new(&e, PODS);
+    env_new(&e, PODS, true);
     struct rule *r = fake_rule("GET", PODS, 200,
                                "{\"kind\":\"PodList\",\"metadata\":{"
                                "\"continue\":\"t/1=\"},\"items\":[" POD(
@@ -181,7 +182,7 @@ static void test_pages_then_watch(void **state)
 static void test_gone_relists(void **state)
 {
     struct env e;
-    env_new(&e, PODS);
+    env_new(&e, PODS, false);
     struct rule *r =
         fake_rule("GET", PODS, 200,
                   "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[" POD(
@@ -212,6 +213,9 @@ static void test_gone_relists(void **state)
     assert_string_equal(e.seen.log, "+a/x +a/y +a/q -a/y -a/x ");
     assert_int_equal(e.seen.synced, 1);
     assert_int_equal(kinformer_count(e.inf), 1);
+    /* Objects not kept: only keys. The relists' deletes still said the
+     * kind and the key (on_event checks both). */
+    assert_null(kinformer_get(e.inf, "a/q"));
     struct kinformer_stats st;
     kinformer_get_stats(e.inf, &st);
     assert_int_equal(st.relists, 2);
@@ -224,7 +228,7 @@ static void test_gone_relists(void **state)
 static void test_broken_stream_resumes(void **state)
 {
     struct env e;
-    env_new(&e, PODS);
+    env_new(&e, PODS, false);
     struct rule *r =
         fake_rule("GET", PODS, 200,
                   "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[]}");
@@ -254,7 +258,7 @@ static void test_broken_stream_resumes(void **state)
 static void test_unserved_then_served(void **state)
 {
     struct env e;
-    env_new(&e, "/apis/kueue.x-k8s.io/v1beta2/clusterqueues");
+    env_new(&e, "/apis/kueue.x-k8s.io/v1beta2/clusterqueues", true);
     const char *p = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues";
     fake_rule("GET", p, 404, "{\"code\":404}");
     fake_rule("GET", p, 404, "{\"code\":404}");
@@ -286,7 +290,7 @@ static void test_unserved_then_served(void **state)
 static void test_server_error_retries_list(void **state)
 {
     struct env e;
-    env_new(&e, PODS);
+    env_new(&e, PODS, false);
     fake_rule("GET", PODS, 503, "{}");
     struct rule *r =
         fake_rule("GET", PODS, 200,
@@ -306,7 +310,7 @@ static void test_server_error_retries_list(void **state)
 static void test_invalid(void **state)
 {
     struct env e;
-    env_new(&e, PODS);
+    env_new(&e, PODS, false);
     struct kinformer *inf = NULL;
     struct kinformer_config cfg = {
         .path = "pods", .kind = "Pod", .api_version = "v1"};
