@@ -102,7 +102,11 @@ sched_backend_kube_libordo_kube_backend_la_SOURCES = \
 	%reldir%/backend/kube/kube_queue_status.c \
 	%reldir%/backend/kube/kube_queue_status.h \
 	%reldir%/backend/kube/kube_pod_status.c %reldir%/backend/kube/kube_pod_status.h \
-	%reldir%/backend/kube/kube_events.c %reldir%/backend/kube/kube_events.h
+	%reldir%/backend/kube/kube_events.c %reldir%/backend/kube/kube_events.h \
+	%reldir%/backend/kube/kube_backend.c %reldir%/backend/kube/kube_backend.h \
+	%reldir%/backend/kube/kube_bind.c %reldir%/backend/kube/kube_int.h \
+	%reldir%/backend/kube/kube_put.c \
+	%reldir%/backend/kube/kube_daemon.c %reldir%/backend/kube/kube_daemon.h
 sched_backend_kube_libordo_kube_backend_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) \
 	$(INC_KUBE) $(INC_ABI) $(INC_CACHE) $(INC_HOST) $(INC_LINE) \
 	-I$(top_srcdir)/sched/backend/kube
@@ -128,5 +132,6 @@ sched_libordo_sched_la_LIBADD = sched/backend/sim/libordo-sim.la \
 bin_PROGRAMS += sched/ordo-scheduler
 sched_ordo_scheduler_SOURCES = %reldir%/main.c
 sched_ordo_scheduler_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) $(INC_CACHE) \
+	$(INC_KUBE) -I$(top_srcdir)/sched/backend/kube \
 	$(INC_HOST) $(INC_CYCLE) $(INC_LINE) -I$(top_srcdir)/sched/backend/sim
 sched_ordo_scheduler_LDADD = sched/libordo-sched.la $(LIBS)

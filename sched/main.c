@@ -3,7 +3,8 @@
  * Modes: --version, --list-plugins (peek at plugin descriptors without
  * initialising them), --validate PATH... (decode manifests and report every
  * error and warning; --strict makes warnings errors), --sim PATH... (the
- * simulated cluster). */
+ * simulated cluster), --kubeconfig FILE / --server URL (a real cluster:
+ * backend/kube/kube_daemon.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "plugins.h"
 #include "resid.h"
 #include "sched_config.h"
+#include "kube_daemon.h"
 #include "sim.h"
 #include "watchdog.h"
 
@@ -38,6 +40,14 @@ enum {
     OPT_CYCLE_TIMEOUT,
     OPT_STRICT,
     OPT_EXPLAIN,
+    OPT_KUBECONFIG,
+    OPT_CONTEXT,
+    OPT_SERVER,
+    OPT_TOKEN,
+    OPT_CA_FILE,
+    OPT_INSECURE,
+    OPT_QPS,
+    OPT_BURST,
 };
 
 /* --explain may be given this many times. */
@@ -56,6 +66,8 @@ struct options {
     bool cycle_timeout_set; /* --cycle-timeout, over cycleTimeout */
     int64_t cycle_timeout_ns;
     struct sim_options sim_opt;
+    bool kube; /* --kubeconfig or --server: run against a cluster */
+    struct kube_daemon_options kube_opt;
 };
 
 static void usage(FILE *out)
@@ -78,6 +90,15 @@ static void usage(FILE *out)
         "                        the configuration file too\n"
         "  --sim PATH...         run the scheduler on a simulated cluster "
         "built from manifests\n"
+        "  --kubeconfig FILE     schedule a cluster: its API server from "
+        "FILE\n"
+        "                        (--context NAME: not the current one)\n"
+        "  --server URL          schedule a cluster at URL (--token T, "
+        "--certificate-authority\n"
+        "                        FILE, --insecure-skip-tls-verify; over "
+        "the kubeconfig's)\n"
+        "  --qps N, --burst N    API request rate limit (default 200, "
+        "burst 400)\n"
         "\n"
         "Options:\n"
         "  --config FILE         scheduler configuration "
@@ -304,6 +325,41 @@ out:
     return rc;
 }
 
+/* Schedules a cluster until SIGTERM or SIGINT. */
+static int run_cluster(const struct options *o)
+{
+    struct sched_config cfg;
+    struct plugin_registry plugins;
+    struct err e;
+    struct plugin_path path = {0};
+    int rc = 1;
+    config_init_defaults(&cfg);
+    if (o->config && config_load_checked(&cfg, o->config, o->strict,
+                                         print_config_warning, NULL, &e) < 0) {
+        fprintf(stderr, "ordo-scheduler: --config: %s\n", e.msg);
+        goto out;
+    }
+    if (search_path(o, &cfg, &path))
+        goto out;
+    if (plugins_start_path(&plugins, &cfg, &path, host_table(), &e) < 0) {
+        fprintf(stderr, "ordo-scheduler: %s\n", e.msg);
+        goto out;
+    }
+    int r = watchdog_start(o->cycle_timeout_set ? o->cycle_timeout_ns
+                                                : cfg.cycle_timeout_ns);
+    if (r < 0)
+        fprintf(stderr, "ordo-scheduler: cycle watchdog: %s\n", strerror(-r));
+    else
+        rc = kube_daemon_run(&cfg, &plugins, &o->kube_opt);
+    watchdog_stop();
+    plugins_stop(&plugins);
+out:
+    plugin_path_release(&path);
+    config_release(&cfg);
+    resid_reset();
+    return rc;
+}
+
 /* "-v" last or before another option means -v 1 ("--list-plugins -v"):
  * getopt would take the next argument as its value, or fail at the end. */
 static void bare_verbose(int argc, char **argv)
@@ -339,6 +395,14 @@ int main(int argc, char **argv)
         {"cycle-timeout", required_argument, NULL, OPT_CYCLE_TIMEOUT},
         {"strict", no_argument, NULL, OPT_STRICT},
         {"explain", required_argument, NULL, OPT_EXPLAIN},
+        {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+        {"context", required_argument, NULL, OPT_CONTEXT},
+        {"server", required_argument, NULL, OPT_SERVER},
+        {"token", required_argument, NULL, OPT_TOKEN},
+        {"certificate-authority", required_argument, NULL, OPT_CA_FILE},
+        {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
+        {"qps", required_argument, NULL, OPT_QPS},
+        {"burst", required_argument, NULL, OPT_BURST},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -346,6 +410,7 @@ int main(int argc, char **argv)
     struct options o = {0};
     o.sim_opt.until_idle = true;
     o.sim_opt.progress = true;
+    o.kube_opt.evict_grace_seconds = -1;
     static const char *explain[EXPLAIN_MAX]; /* --explain names */
     size_t n_explain = 0;
     int c;
@@ -427,6 +492,41 @@ int main(int argc, char **argv)
             o.sim_opt.explain = explain;
             o.sim_opt.n_explain = n_explain;
             break;
+        case OPT_KUBECONFIG:
+            o.kube = true;
+            o.kube_opt.kubeconfig = optarg;
+            break;
+        case OPT_CONTEXT:
+            o.kube_opt.context = optarg;
+            break;
+        case OPT_SERVER:
+            o.kube = true;
+            o.kube_opt.server = optarg;
+            break;
+        case OPT_TOKEN:
+            o.kube_opt.token = optarg;
+            break;
+        case OPT_CA_FILE:
+            o.kube_opt.ca_file = optarg;
+            break;
+        case OPT_INSECURE:
+            o.kube_opt.insecure_skip_verify = true;
+            break;
+        case OPT_QPS:
+        case OPT_BURST: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end || v < 1 || v > 100000) {
+                fprintf(stderr,
+                        "ordo-scheduler: --%s: expected 1 to 100000, got "
+                        "\"%s\"\n",
+                        c == OPT_QPS ? "qps" : "burst", optarg);
+                return 2;
+            }
+            *(c == OPT_QPS ? &o.kube_opt.qps : &o.kube_opt.burst) =
+                (uint32_t)v;
+            break;
+        }
         case 'v': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -469,6 +569,14 @@ int main(int argc, char **argv)
             return 2;
         }
         return simulate(&o, argv + optind, argc - optind);
+    }
+    if (o.kube) {
+        if (optind < argc) {
+            fprintf(stderr, "ordo-scheduler: unexpected argument \"%s\"\n",
+                    argv[optind]);
+            return 2;
+        }
+        return run_cluster(&o);
     }
     if (optind < argc) {
         fprintf(stderr, "ordo-scheduler: unexpected argument \"%s\"\n",

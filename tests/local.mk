@@ -22,6 +22,9 @@ UNIT_TESTS = \
 	tests/unit/test_kube_evict \
 	tests/unit/test_kube_status \
 	tests/unit/test_kube_writes \
+	tests/unit/test_krequest \
+	tests/unit/test_kinformer \
+	tests/unit/test_kube_backend \
 	tests/unit/test_strmap \
 	tests/unit/test_decode_limits \
 	tests/unit/test_decode_time \
@@ -107,6 +110,22 @@ tests_unit_test_kubeconfig_tls_SOURCES = tests/unit/test_kubeconfig_tls.c
 tests_unit_test_kubeconfig_tls_LDADD = core/kube/libordo-kube.la $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS) $(GNUTLS_LIBS)
 tests_unit_test_kubeconfig_tls_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS) $(GNUTLS_CFLAGS)
 tests_unit_test_kubeconfig_tls_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core/kube
+KUBE_UNIT_LDADD = core/kube/libordo-kube.la $(UNIT_LDADD) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS)
+KUBE_UNIT_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
+tests_unit_test_krequest_SOURCES = tests/unit/test_krequest.c $(FAKE_API_SRCS)
+tests_unit_test_krequest_LDADD = $(KUBE_UNIT_LDADD)
+tests_unit_test_krequest_CFLAGS = $(KUBE_UNIT_CFLAGS)
+tests_unit_test_krequest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_unit_test_kinformer_SOURCES = tests/unit/test_kinformer.c $(FAKE_API_SRCS)
+tests_unit_test_kinformer_LDADD = $(KUBE_UNIT_LDADD)
+tests_unit_test_kinformer_CFLAGS = $(KUBE_UNIT_CFLAGS)
+tests_unit_test_kinformer_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_unit_test_kube_backend_SOURCES = tests/unit/test_kube_backend.c \
+	tests/unit/events_helpers.h $(FAKE_API_SRCS)
+tests_unit_test_kube_backend_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS) $(LIBS)
+tests_unit_test_kube_backend_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
+tests_unit_test_kube_backend_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib \
+	-I$(top_srcdir)/sched/backend/kube
 tests_unit_test_kube_evict_SOURCES = tests/unit/test_kube_evict.c $(FAKE_API_SRCS)
 tests_unit_test_kube_evict_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(MHD_LIBS) $(LIBS)
 tests_unit_test_kube_evict_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS)
@@ -379,7 +398,8 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_examples.sh tests/cli/test_quiet.sh \
 	tests/cli/test_host_checks.sh tests/cli/test_layers.sh \
 	tests/cli/test_backend_line.sh tests/cli/test_checks.sh \
-	tests/cli/test_explain.sh tests/cli/test_validate.sh
+	tests/cli/test_explain.sh tests/cli/test_validate.sh \
+	tests/cli/test_kube_e2e.sh tests/cli/test_kube_cli.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \

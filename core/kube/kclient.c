@@ -17,8 +17,8 @@
 #include "kclient_tls.h"
 #include "kname.h"
 
-#define DESC_MAX              512  /* one response, described */
-#define WHY_MAX               1024 /* the whole story handed to the callback */
+#define DESC_MAX 512  /* one response, described */
+#define WHY_MAX  1024 /* the whole story handed to the callback */
 
 enum kevict_phase {
     PHASE_EVICT,
@@ -26,6 +26,7 @@ enum kevict_phase {
 };
 
 struct kevict {
+    struct kclient_xfer xfer; /* first: done NULL marks an eviction */
     struct kclient *kc;
     struct kevict *prev, *next; /* kc->evictions */
     CURL *easy;
@@ -53,6 +54,7 @@ struct kclient {
     struct kclient_tls *tls; /* kclient_tls.c: certificates, proxy, tokens */
     struct kevict *evictions;
     size_t n_pending;
+    size_t n_foreign; /* kclient_xfer_add() transfers in the multi handle */
 };
 
 /* Sets an option unless an earlier one failed; rc is the caller's
@@ -205,6 +207,8 @@ int kclient_new(const struct kclient_options *opt, struct kclient **ret)
         r = -ENOMEM;
         goto fail;
     }
+    /* HTTP/2 streams share one connection when the server offers it. */
+    curl_multi_setopt(kc->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     *ret = kc;
     return 0;
 fail:
@@ -356,28 +360,42 @@ static int kevict_body_set(struct kevict *ev, enum kevict_phase phase)
     return r;
 }
 
+int kclient_easy_setup(struct kclient *kc, CURL *easy)
+{
+    if (!kc || !easy)
+        return -EINVAL;
+    CURLcode rc = CURLE_OK;
+    SETOPT(easy, CURLOPT_NOSIGNAL, 1L);
+    SETOPT(easy, CURLOPT_HTTPHEADER, kc->headers);
+    SETOPT(easy, CURLOPT_USERAGENT, kc->user_agent);
+    SETOPT(easy, CURLOPT_TIMEOUT_MS, kc->timeout_ms);
+    /* HTTP/2 when TLS negotiates it; many streams on one connection. */
+    SETOPT(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    SETOPT(easy, CURLOPT_PIPEWAIT, 1L);
+    if (kc->ca_file)
+        SETOPT(easy, CURLOPT_CAINFO, kc->ca_file);
+    if (kc->insecure) {
+        SETOPT(easy, CURLOPT_SSL_VERIFYPEER, 0L);
+        SETOPT(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    /* CA and client certificates from memory, proxy, rotating tokens. */
+    if (rc == CURLE_OK)
+        return kclient_tls_apply(kc->tls, easy);
+    return curl_errno(rc);
+}
+
 /* Options every request of an eviction shares. */
 static int easy_setup(struct kevict *ev)
 {
-    struct kclient *kc = ev->kc;
+    int r = kclient_easy_setup(ev->kc, ev->easy);
+    if (r < 0)
+        return r;
     CURLcode rc = CURLE_OK;
     SETOPT(ev->easy, CURLOPT_PRIVATE, (void *)ev);
-    SETOPT(ev->easy, CURLOPT_NOSIGNAL, 1L);
-    SETOPT(ev->easy, CURLOPT_HTTPHEADER, kc->headers);
-    SETOPT(ev->easy, CURLOPT_USERAGENT, kc->user_agent);
-    SETOPT(ev->easy, CURLOPT_TIMEOUT_MS, kc->timeout_ms);
     SETOPT(ev->easy, CURLOPT_ERRORBUFFER, ev->errbuf);
     SETOPT(ev->easy, CURLOPT_WRITEFUNCTION, kevict_write);
     SETOPT(ev->easy, CURLOPT_WRITEDATA, (void *)ev);
-    if (kc->ca_file)
-        SETOPT(ev->easy, CURLOPT_CAINFO, kc->ca_file);
-    if (kc->insecure) {
-        SETOPT(ev->easy, CURLOPT_SSL_VERIFYPEER, 0L);
-        SETOPT(ev->easy, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
-    if (rc == CURLE_OK)
-        return kclient_tls_apply(kc->tls, ev->easy);
-    return curl_errno(rc);
+    return rc == CURLE_OK ? 0 : curl_errno(rc);
 }
 
 /* Starts one request of the eviction, reusing its handle: POST
@@ -603,8 +621,14 @@ int kclient_complete(struct kclient *kc)
         if (curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv) != CURLE_OK ||
             !priv)
             continue; /* not ours */
+        struct kclient_xfer *x = (struct kclient_xfer *)(void *)priv;
         curl_multi_remove_handle(kc->multi, easy);
-        kevict_finished((struct kevict *)(void *)priv, rc);
+        if (x->done) {
+            kc->n_foreign--;
+            x->done(x, rc);
+        } else {
+            kevict_finished((struct kevict *)(void *)priv, rc);
+        }
     }
     return (int)kc->n_pending;
 }
@@ -613,7 +637,7 @@ int kclient_process(struct kclient *kc, int timeout_ms)
 {
     if (!kc || timeout_ms < 0)
         return -EINVAL;
-    if (kc->n_pending == 0)
+    if (kc->n_pending == 0 && kc->n_foreign == 0)
         return 0;
     CURLMcode mc = curl_multi_poll(kc->multi, NULL, 0, timeout_ms, NULL);
     int running = 0;
@@ -622,4 +646,34 @@ int kclient_process(struct kclient *kc, int timeout_ms)
     if (mc != CURLM_OK)
         return curlm_errno(mc);
     return kclient_complete(kc);
+}
+
+const char *kclient_base_url(const struct kclient *kc)
+{
+    return kc ? kc->base_url : NULL;
+}
+
+const struct curl_slist *kclient_headers(const struct kclient *kc)
+{
+    return kc ? kc->headers : NULL;
+}
+
+int kclient_xfer_add(struct kclient *kc, CURL *easy)
+{
+    struct kclient_xfer *x = NULL;
+    if (!kc || !easy ||
+        curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&x) != CURLE_OK ||
+        !x || !x->done)
+        return -EINVAL;
+    CURLMcode mc = curl_multi_add_handle(kc->multi, easy);
+    if (mc != CURLM_OK)
+        return curlm_errno(mc);
+    kc->n_foreign++;
+    return 0;
+}
+
+void kclient_xfer_remove(struct kclient *kc, CURL *easy)
+{
+    if (kc && easy && curl_multi_remove_handle(kc->multi, easy) == CURLM_OK)
+        kc->n_foreign--;
 }

@@ -121,7 +121,8 @@ struct kclient;
 int kclient_new(const struct kclient_options *opt, struct kclient **ret);
 
 /* Cancels every transfer in flight WITHOUT calling its callback and frees
- * the client. Accepts NULL. Must not be called from a callback. */
+ * the client. Accepts NULL. Must not be called from a callback. Free the
+ * users of kclient_xfer_add() (krequests_free()) first. */
 void kclient_free(struct kclient *kc);
 
 /* The multi handle, owned by the client, for a loop that waits on its
@@ -182,5 +183,28 @@ typedef void (*kclient_evict_cb)(void *data,
 int kclient_evict_pod(struct kclient *kc, const char *ns, const char *name,
                       const char *uid, int64_t grace_seconds,
                       kclient_evict_cb cb, void *data);
+
+/* ---- transfers of other subsystems (krequest.h) --------------------------
+ * They share the client's multi handle, connections and options. Such a
+ * transfer's CURLOPT_PRIVATE points to a struct kclient_xfer (the first
+ * member of its owner's record) whose done is not NULL; kclient_complete()
+ * takes the finished handle out of the multi handle and calls done. */
+struct kclient_xfer {
+    void (*done)(struct kclient_xfer *x, CURLcode rc);
+};
+
+/* Sets the options every request of kc shares on easy: headers (JSON,
+ * authorization), user agent, timeout, TLS, HTTP/2 when offered. 0,
+ * -EINVAL, -ENOMEM or -EIO. */
+int kclient_easy_setup(struct kclient *kc, CURL *easy);
+/* The base URL without a trailing '/', and the shared header list (owned
+ * by the client), for a transfer that needs headers of its own. */
+const char *kclient_base_url(const struct kclient *kc);
+const struct curl_slist *kclient_headers(const struct kclient *kc);
+/* Adds easy (its PRIVATE a struct kclient_xfer with done set) to the
+ * multi handle. 0, -EINVAL, -ENOMEM or -EIO. */
+int kclient_xfer_add(struct kclient *kc, CURL *easy);
+/* Takes an unfinished transfer out without calling its done. */
+void kclient_xfer_remove(struct kclient *kc, CURL *easy);
 
 #endif

@@ -35,6 +35,37 @@ static void copy_header(struct MHD_Connection *c, const char *name, char *dst,
     snprintf(dst, size, "%s", v ? v : "");
 }
 
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind,
+                               const char *key, const char *value)
+{
+    char *q = cls;
+    size_t n = strlen(q);
+    snprintf(q + n, sizeof(((struct record *)0)->query) - n, "%s%s=%s",
+             n ? "&" : "", key, value ? value : "");
+    return MHD_YES;
+}
+
+/* A streamed answer: the rule's chunks, one per call. */
+struct stream {
+    struct rule r;
+    size_t next;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct stream *st = cls;
+    if (st->next >= MAX_CHUNKS || !st->r.chunks[st->next])
+        return st->r.drop ? MHD_CONTENT_READER_END_WITH_ERROR
+                          : MHD_CONTENT_READER_END_OF_STREAM;
+    if (st->next && st->r.chunk_pause_ms)
+        usleep(st->r.chunk_pause_ms * 1000u);
+    const char *c = st->r.chunks[st->next++];
+    size_t n = strlen(c);
+    assert_true(n <= max);
+    memcpy(buf, c, n);
+    return (ssize_t)n;
+}
+
 static enum MHD_Result fake_handler(void *cls, struct MHD_Connection *c,
                                     const char *url, const char *method,
                                     const char *version, const char *data,
@@ -57,6 +88,8 @@ static enum MHD_Result fake_handler(void *cls, struct MHD_Connection *c,
         return MHD_YES;
     }
     struct rule answer = {.status = 418, .body = "{\"message\":\"no rule\"}"};
+    char query[sizeof(((struct record *)0)->query)] = "";
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, query);
     pthread_mutex_lock(&fake_srv.lock);
     if (fake_srv.n_records < MAX_RECORDS) {
         struct record *rec = &fake_srv.records[fake_srv.n_records++];
@@ -66,14 +99,16 @@ static enum MHD_Result fake_handler(void *cls, struct MHD_Connection *c,
         copy_header(c, "Content-Type", rec->ctype, sizeof(rec->ctype));
         copy_header(c, "Accept", rec->accept, sizeof(rec->accept));
         copy_header(c, "User-Agent", rec->agent, sizeof(rec->agent));
+        snprintf(rec->query, sizeof(rec->query), "%s", query);
         rec->body = up->body;
         up->body = NULL;
     }
     for (size_t i = 0; i < fake_srv.n_rules; i++) {
         struct rule *r = &fake_srv.rules[i];
         if (!r->used && strcmp(r->method, method) == 0 &&
-            (!r->path || strcmp(r->path, url) == 0)) {
-            r->used = true;
+            (!r->path || strcmp(r->path, url) == 0) &&
+            (!r->query || strstr(query, r->query))) {
+            r->used = !r->sticky;
             answer = *r;
             break;
         }
@@ -81,11 +116,30 @@ static enum MHD_Result fake_handler(void *cls, struct MHD_Connection *c,
     pthread_mutex_unlock(&fake_srv.lock);
     if (answer.delay_ms)
         usleep(answer.delay_ms * 1000u);
-    struct MHD_Response *resp = MHD_create_response_from_buffer(
-        strlen(answer.body), (void *)answer.body, MHD_RESPMEM_MUST_COPY);
+    struct MHD_Response *resp;
+    if (answer.chunks[0]) {
+        struct stream *st = calloc(1, sizeof(*st));
+        if (!st)
+            return MHD_NO;
+        st->r = answer;
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
+                                                 stream_read, st, free);
+    } else {
+        resp = MHD_create_response_from_buffer(
+            strlen(answer.body), (void *)answer.body, MHD_RESPMEM_MUST_COPY);
+    }
     if (!resp)
         return MHD_NO;
     MHD_add_response_header(resp, "Content-Type", "application/json");
+    if (answer.header) {
+        char name[64];
+        const char *colon = strchr(answer.header, ':');
+        size_t n = colon ? (size_t)(colon - answer.header) : 0;
+        assert_true(colon && n < sizeof(name));
+        memcpy(name, answer.header, n);
+        name[n] = '\0';
+        MHD_add_response_header(resp, name, colon + 1 + strspn(colon + 1, " "));
+    }
     enum MHD_Result ret = MHD_queue_response(c, answer.status, resp);
     MHD_destroy_response(resp);
     return ret;

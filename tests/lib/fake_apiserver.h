@@ -12,23 +12,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MAX_RULES   16
-#define MAX_RECORDS 32
+#define MAX_RULES   32
+#define MAX_RECORDS 64
+#define MAX_CHUNKS  8
 
 /* A scripted answer: the first unused rule matching method and path (NULL:
- * any path) answers, after delay_ms, with status and body. Unmatched
- * requests get 418. */
+ * any path) and whose query, when set, is a substring of the request's
+ * (rebuilt as "k=v&k=v" in the client's order, values decoded) answers,
+ * after delay_ms, with status and body. Unmatched requests get 418.
+ * header, when set, is one more response header ("Retry-After: 2").
+ * chunks, when chunks[0] is set, replace body: each is sent as its own
+ * HTTP chunk, chunk_pause_ms apart (so that a client sees them in separate
+ * reads; nothing may depend on it), and with drop the connection is then
+ * cut without ending the response. A sticky rule is never used up (a
+ * default answer, put after the others). */
 struct rule {
     const char *method, *path;
     unsigned status;
     const char *body;
     unsigned delay_ms;
     bool used;
+    const char *query;
+    const char *header;
+    const char *chunks[MAX_CHUNKS];
+    unsigned chunk_pause_ms;
+    bool drop;
+    bool sticky;
 };
 
 /* One request as received; body is owned by the server (NULL when empty). */
 struct record {
     char method[16], path[512], auth[256], ctype[64], accept[64], agent[64];
+    char query[1024];
     char *body;
 };
 

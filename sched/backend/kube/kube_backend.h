@@ -1,0 +1,108 @@
+/* kube_backend.h - the Kubernetes backend: informers (core/kube/
+ * kinformer.h) feed the scheduler's events, and its actions become API
+ * requests (bind, evict, resume).
+ *
+ * Events: every object an informer reports is decoded (core/decode.h) and
+ * sent as scheduler_object_added / _updated / _deleted; a Pod's update
+ * carries its phase; a Job's or JobSet's status goes to
+ * scheduler_job_status. An object the decoder refuses is skipped with a
+ * log line and handed to the rejected hook (an Event on it, later). Leases
+ * go to their own hook. Nothing is scheduled before every informer synced
+ * (kube_backend_synced()).
+ *
+ * Actions (kube_bind.c):
+ *   bind    POST pods/{name}/binding with the pod's uid as precondition and
+ *           the admission in metadata.annotations (they land on the pod:
+ *           ordo.dev/workload, ordo.dev/cluster-queue, ordo.dev/pod-set,
+ *           ordo.dev/flavors "res=flavor,..."). 201 bound. 409 "already
+ *           assigned to node" the same node: bound; another: a lost race,
+ *           the pod is read again and its real node reported (never retried
+ *           blindly). 5xx or no answer: unknown, resolved by a GET of the
+ *           pod. Other answers: failed. An outcome does not count as a
+ *           change (kube_backend_take_changed()): a pod taken back is
+ *           placed again by the next periodic cycle, not at once, so that
+ *           a bind the server keeps refusing does not spin.
+ *   evict   kube_evict.h
+ *   resume  PATCH spec.suspend=false (merge patch), retried on 5xx. */
+#ifndef ORDO_KUBE_BACKEND_H
+#define ORDO_KUBE_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "kinformer.h"
+#include "krequest.h"
+#include "kube_evict.h"
+#include "scheduler.h"
+
+/* The resources watched, in this order. */
+enum kube_res {
+    KRES_NAMESPACE = 0,
+    KRES_NODE,
+    KRES_PRIORITY_CLASS,
+    KRES_RESOURCE_FLAVOR,
+    KRES_COHORT,
+    KRES_CLUSTER_QUEUE,
+    KRES_LOCAL_QUEUE,
+    KRES_WORKLOAD_PRIORITY_CLASS,
+    KRES_TOPOLOGY,
+    KRES_ADMISSION_CHECK,
+    KRES_JOB,
+    KRES_JOBSET,
+    KRES_POD,
+    KRES_LEASE,
+    KRES_MAX
+};
+
+struct kube_backend_options {
+    int64_t evict_grace_seconds; /* < 0: the pod's own */
+    const char *lease_namespace; /* NULL: "kube-system" */
+    /* An object the decoder refused (why: the decoder's message). */
+    void (*rejected)(void *data, struct json_object *obj, const char *why);
+    /* A Lease of lease_namespace changed (deleted: ev KINF_DELETED). */
+    void (*lease)(void *data, enum kinf_event ev, struct json_object *obj);
+    void *hook_data;
+};
+
+struct kube_backend_stats {
+    uint64_t events, rejected, binds, bound, bind_conflicts, bind_unknown,
+        bind_failed, resumes, resume_failed;
+};
+
+struct kube_backend;
+
+/* The backend_ops the scheduler is made with (data: the backend). */
+extern const struct backend_ops kube_backend_ops;
+
+/* A backend over kc and q (neither owned; free them after it). 0 and *ret
+ * (free with kube_backend_free()), -EINVAL or -ENOMEM. */
+int kube_backend_new(struct kclient *kc, struct krequests *q,
+                     const struct kube_backend_options *opt,
+                     struct kube_backend **ret);
+/* Cancels its requests and frees it. Accepts NULL. */
+void kube_backend_free(struct kube_backend *kb);
+/* Gives it the scheduler made with kube_backend_ops and kb (not owned)
+ * and starts the informers. 0 or a negative errno. */
+int kube_backend_start(struct kube_backend *kb, struct scheduler *s);
+
+/* Every informer listed once. */
+bool kube_backend_synced(const struct kube_backend *kb);
+/* Whether an event arrived since the last call (and forgets it). */
+bool kube_backend_take_changed(struct kube_backend *kb);
+void kube_backend_get_stats(const struct kube_backend *kb,
+                            struct kube_backend_stats *ret);
+/* Evicts again the pods whose eviction failed (kube_evict_retry()). */
+void kube_backend_retry_evictions(struct kube_backend *kb);
+/* The informer of a resource, to read (tests, status). */
+struct kinformer *kube_backend_informer(const struct kube_backend *kb,
+                                        enum kube_res r);
+
+/* The Binding for pod p on node n with its admission annotations, as JSON
+ * text (free it). NULL on no memory. */
+char *kube_binding_json(const struct cluster *c, const struct pod *p,
+                        const char *node);
+
+#endif

@@ -1,0 +1,347 @@
+/* kube_bind.c - the Kubernetes backend's actions: bind through
+ * pods/binding (with the admission as annotations, and the outcomes of
+ * kube_backend.h), evict through kube_evict, resume by a merge patch. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube_int.h"
+#include "log.h"
+#include "resid.h"
+
+/* Adds key: string to o; false on no memory. */
+static bool jstr(struct json_object *o, const char *key, const char *v)
+{
+    struct json_object *s = json_object_new_string(v);
+    if (!s || json_object_object_add(o, key, s) < 0) {
+        json_object_put(s);
+        return false;
+    }
+    return true;
+}
+
+static bool jobj(struct json_object *o, const char *key,
+                 struct json_object **ret)
+{
+    *ret = json_object_new_object();
+    if (!*ret || json_object_object_add(o, key, *ret) < 0) {
+        json_object_put(*ret);
+        *ret = NULL;
+        return false;
+    }
+    return true;
+}
+
+/* "cpu=default,memory=default,nvidia.com/gpu=a100" for pod set ps. */
+static char *flavors_text(const struct workload *w, uint32_t ps)
+{
+    const struct cq *q = w->admitted_cq;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f)
+        return NULL;
+    const char *sep = "";
+    for (uint32_t g = 0; q && w->flavors && g < w->flavor_groups &&
+                         g < q->n_groups && ps < w->n_podsets;
+         g++) {
+        const struct flavor *fl = w->flavors[ps * w->flavor_groups + g];
+        const struct cq_group *grp = &q->groups[g];
+        for (uint32_t r = 0; fl && r < grp->n_res; r++) {
+            fprintf(f, "%s%s=%s", sep, resid_name(grp->res_ids[r]), fl->name);
+            sep = ",";
+        }
+    }
+    if (fclose(f) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+char *kube_binding_json(const struct cluster *c, const struct pod *p,
+                        const char *node)
+{
+    (void)c;
+    const struct object_meta *m = &p->obj->meta;
+    const struct workload *w = p->wl;
+    struct json_object *root = json_object_new_object(), *meta = NULL,
+                       *ann = NULL, *target = NULL;
+    char *flavors = NULL, *out = NULL;
+    bool ok = root && jstr(root, "apiVersion", "v1") &&
+              jstr(root, "kind", "Binding") && jobj(root, "metadata", &meta) &&
+              jstr(meta, "name", m->name) &&
+              jstr(meta, "namespace", m->namespace_);
+    /* The uid makes the bind fail on a pod that took the name since. */
+    if (ok && m->uid && *m->uid)
+        ok = jstr(meta, "uid", m->uid);
+    if (ok && w && w->admitted_cq) {
+        ok = jobj(meta, "annotations", &ann) &&
+             jstr(ann, "ordo.dev/workload", w->key) &&
+             jstr(ann, "ordo.dev/cluster-queue", w->admitted_cq->name);
+        if (ok && p->podset < w->n_podsets)
+            ok = jstr(ann, "ordo.dev/pod-set", w->podsets[p->podset].name);
+        if (ok) {
+            flavors = flavors_text(w, p->podset);
+            ok = flavors &&
+                 (!*flavors || jstr(ann, "ordo.dev/flavors", flavors));
+        }
+    }
+    ok = ok && jobj(root, "target", &target) &&
+         jstr(target, "apiVersion", "v1") && jstr(target, "kind", "Node") &&
+         jstr(target, "name", node);
+    if (ok) {
+        const char *s = json_object_to_json_string_ext(
+            root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        out = s ? strdup(s) : NULL;
+    }
+    free(flavors);
+    json_object_put(root);
+    return out;
+}
+
+void kube_op_free(struct kube_op *op)
+{
+    if (!op)
+        return;
+    struct kube_backend *kb = op->kb;
+    if (op->prev)
+        op->prev->next = op->next;
+    else
+        kb->ops = op->next;
+    if (op->next)
+        op->next->prev = op->prev;
+    free(op->key);
+    free(op->ns);
+    free(op->name);
+    free(op->node);
+    free(op);
+}
+
+static struct kube_op *op_new(struct kube_backend *kb, enum kube_op_kind kind,
+                              const char *ns, const char *name,
+                              const char *node)
+{
+    struct kube_op *op = calloc(1, sizeof(*op));
+    if (!op)
+        return NULL;
+    op->kb = kb;
+    op->kind = kind;
+    op->ns = strdup(ns);
+    op->name = strdup(name);
+    op->node = node ? strdup(node) : NULL;
+    if (asprintf(&op->key, "%s/%s", ns, name) < 0)
+        op->key = NULL;
+    op->next = kb->ops;
+    if (kb->ops)
+        kb->ops->prev = op;
+    kb->ops = op;
+    if (!op->ns || !op->name || (node && !op->node) || !op->key) {
+        kube_op_free(op);
+        return NULL;
+    }
+    return op;
+}
+
+static void bind_done(void *data, const struct kreq_result *res);
+static void get_done(void *data, const struct kreq_result *res);
+
+/* Reads the pod again to learn where it is (op becomes the GET). */
+static void bind_resolve(struct kube_op *op, bool conflict)
+{
+    struct kube_backend *kb = op->kb;
+    char path[512];
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", op->ns,
+             op->name);
+    struct kreq_spec spec = {
+        .method = KREQ_GET, .path = path, .retry_unsure = true};
+    op->kind = KOP_BIND_GET;
+    op->conflict = conflict;
+    if (krequest_start(kb->q, &spec, get_done, NULL, op, &op->req) < 0) {
+        LOG_E("bind pod %s: cannot read it again; taken back", op->key);
+        kb->st.bind_failed++;
+        scheduler_pod_bind_failed(kb->s, op->key);
+        kube_op_free(op);
+    }
+}
+
+int kube_bind_pod(void *data, const struct pod *p, const struct node *n)
+{
+    struct kube_backend *kb = data;
+    const struct object_meta *m = p->obj ? &p->obj->meta : NULL;
+    if (!m || !m->name || !m->namespace_ || !n || !n->name)
+        return -EINVAL;
+    char *body = kube_binding_json(scheduler_cluster(kb->s), p, n->name);
+    struct kube_op *op =
+        body ? op_new(kb, KOP_BIND, m->namespace_, m->name, n->name) : NULL;
+    if (!op) {
+        free(body);
+        return -ENOMEM;
+    }
+    char path[512];
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/binding",
+             m->namespace_, m->name);
+    struct kreq_spec spec = {.method = KREQ_POST, .path = path, .body = body};
+    int r = krequest_start(kb->q, &spec, bind_done, NULL, op, &op->req);
+    free(body);
+    if (r < 0) {
+        kube_op_free(op);
+        return r;
+    }
+    kb->st.binds++;
+    LOG_V(2, "bind pod=\"%s\" node=\"%s\" workload=\"%s\"", op->key, n->name,
+          p->wl ? p->wl->key : "");
+    return BACKEND_STARTED;
+}
+
+/* The node named in "pod x is already assigned to node \"y\"", in buf. */
+static const char *assigned_node(const char *body, char *buf, size_t size)
+{
+    struct json_object *root = body && *body ? json_tokener_parse(body) : NULL,
+                       *msg = NULL;
+    const char *node = NULL;
+    if (root && json_object_object_get_ex(root, "message", &msg)) {
+        const char *s = json_object_get_string(msg);
+        const char *at = s ? strstr(s, "already assigned to node \"") : NULL;
+        if (at) {
+            at += strlen("already assigned to node \"");
+            size_t n = strcspn(at, "\"");
+            if (n < size && at[n] == '"') {
+                memcpy(buf, at, n);
+                buf[n] = '\0';
+                node = buf;
+            }
+        }
+    }
+    json_object_put(root);
+    return node;
+}
+
+static void bind_done(void *data, const struct kreq_result *res)
+{
+    struct kube_op *op = data;
+    struct kube_backend *kb = op->kb;
+    op->req = NULL;
+    char nb[256];
+    const char *other = NULL;
+    if (res->status == 200 || res->status == 201) {
+        kb->st.bound++;
+        LOG_V(2, "bound pod=\"%s\" node=\"%s\"", op->key, op->node);
+        scheduler_pod_bound(kb->s, op->key);
+    } else if (res->status == 409 &&
+               (other = assigned_node(res->body, nb, sizeof(nb))) &&
+               strcmp(other, op->node) == 0) {
+        kb->st.bound++; /* an earlier try of ours went through */
+        scheduler_pod_bound(kb->s, op->key);
+    } else if (res->status == 409) {
+        kb->st.bind_conflicts++;
+        LOG_W("bind pod %s to %s: conflict (%s); reading it again", op->key,
+              op->node, other ? other : "not bindable");
+        bind_resolve(op, true);
+        return;
+    } else if (res->status == 0 || res->status >= 500) {
+        kb->st.bind_unknown++;
+        LOG_W("bind pod %s to %s: no clear answer (%s); reading it again",
+              op->key, op->node, res->error ? res->error : "server error");
+        bind_resolve(op, false);
+        return;
+    } else {
+        kb->st.bind_failed++;
+        LOG_E("bind pod %s to %s failed: HTTP %ld %.200s", op->key, op->node,
+              res->status, res->body);
+        scheduler_pod_bind_failed(kb->s, op->key);
+    }
+    kube_op_free(op);
+}
+
+/* The pod as it is now says whether the bind happened. */
+static void get_done(void *data, const struct kreq_result *res)
+{
+    struct kube_op *op = data;
+    struct kube_backend *kb = op->kb;
+    op->req = NULL;
+    struct json_object *pod =
+        res->status == 200 ? json_tokener_parse(res->body) : NULL;
+    struct json_object *spec = NULL, *nn = NULL;
+    const char *node = NULL;
+    if (pod && json_object_object_get_ex(pod, "spec", &spec) &&
+        json_object_object_get_ex(spec, "nodeName", &nn))
+        node = json_object_get_string(nn);
+    if (res->status == 404) {
+        kb->st.bind_failed++;
+        scheduler_object_deleted(kb->s, OBJ_POD, op->key);
+    } else if (node && strcmp(node, op->node) == 0) {
+        kb->st.bound++;
+        scheduler_pod_bound(kb->s, op->key);
+    } else {
+        /* Not where we put it: take it back, then say where it is (bound
+         * elsewhere: it takes its room there), before any cycle runs. */
+        kb->st.bind_failed++;
+        LOG_W("bind pod %s to %s did not happen%s%s", op->key, op->node,
+              node && *node ? "; it is on " : "", node ? node : "");
+        scheduler_pod_bind_failed(kb->s, op->key);
+        if (pod && kube_backend_put(kb, KRES_POD, pod, false) < 0)
+            LOG_E("pod %s: cannot apply it", op->key);
+    }
+    json_object_put(pod);
+    kube_op_free(op);
+}
+
+int kube_evict_pod_of(void *data, const struct pod *p)
+{
+    struct kube_backend *kb = data;
+    return kube_evict_pod(&kb->ke, p);
+}
+
+static void resume_done(void *data, const struct kreq_result *res)
+{
+    struct kube_op *op = data;
+    struct kube_backend *kb = op->kb;
+    op->req = NULL;
+    if (res->status == 200) {
+        LOG_V(2, "resume workload=\"%s\"", op->key);
+    } else {
+        kb->st.resume_failed++;
+        LOG_E("resuming %s failed: %s%ld %.200s", op->key,
+              res->error ? res->error : "HTTP ", res->status, res->body);
+    }
+    kube_op_free(op);
+}
+
+int kube_resume(void *data, const struct workload *w)
+{
+    struct kube_backend *kb = data;
+    const struct object *top = w->top;
+    if (!top || !top->meta.name || !top->meta.namespace_ ||
+        (top->kind != OBJ_JOB && top->kind != OBJ_JOBSET))
+        return -EINVAL;
+    struct kube_op *op =
+        op_new(kb, KOP_RESUME, top->meta.namespace_, top->meta.name, NULL);
+    if (!op)
+        return -ENOMEM;
+    char path[512];
+    snprintf(path, sizeof(path), "%s/namespaces/%s/%s/%s",
+             top->kind == OBJ_JOB ? "/apis/batch/v1"
+                                  : "/apis/jobset.x-k8s.io/v1alpha2",
+             top->meta.namespace_, top->kind == OBJ_JOB ? "jobs" : "jobsets",
+             top->meta.name);
+    /* Idempotent: a repeat after an unclear answer does no harm. */
+    struct kreq_spec spec = {.method = KREQ_PATCH,
+                             .path = path,
+                             .body = "{\"spec\":{\"suspend\":false}}",
+                             .retry_unsure = true};
+    int r = krequest_start(kb->q, &spec, resume_done, NULL, op, &op->req);
+    if (r < 0) {
+        kube_op_free(op);
+        return r;
+    }
+    kb->st.resumes++;
+    return BACKEND_STARTED;
+}
+
+const struct backend_ops kube_backend_ops = {
+    .bind = kube_bind_pod,
+    .evict = kube_evict_pod_of,
+    .resume = kube_resume,
+};

@@ -1,0 +1,63 @@
+/* kube_int.h - what the files of the Kubernetes backend share: the
+ * backend's definition and its requests in flight. */
+#ifndef ORDO_KUBE_INT_H
+#define ORDO_KUBE_INT_H
+
+#include "kube_backend.h"
+
+/* A watched resource (kube_put.c): its collection (NULL: the Leases of
+ * the lease namespace), kind and apiVersion, and the object kind it
+ * decodes to (-1: not decoded). */
+struct kube_res_info {
+    const char *path, *kind, *api_version;
+    int obj_kind;
+};
+extern const struct kube_res_info kube_resources[KRES_MAX];
+
+/* Which informer an event came from. */
+struct kube_res_ctx {
+    struct kube_backend *kb;
+    enum kube_res res;
+};
+
+/* A bind, the GET that resolves one, or a resume, in flight (owned by the
+ * backend until its callback). */
+enum kube_op_kind { KOP_BIND = 0, KOP_BIND_GET, KOP_RESUME };
+
+struct kube_op {
+    struct kube_backend *kb;
+    struct kube_op *prev, *next; /* kb->ops */
+    struct kreq *req;
+    enum kube_op_kind kind;
+    bool conflict; /* the GET follows a lost race */
+    char *key, *ns, *name, *node;
+};
+
+struct kube_backend {
+    struct kclient *kc;
+    struct krequests *q;
+    struct scheduler *s;
+    struct kube_backend_options opt;
+    struct kinformer *inf[KRES_MAX];
+    struct kube_res_ctx ctx[KRES_MAX];
+    struct kube_evict ke;
+    bool started, changed;
+    struct kube_op *ops;
+    struct kube_backend_stats st;
+};
+
+/* An object from the API server (JSON) decoded and sent to the scheduler
+ * as added or updated (kube_put.c; kube_bind.c uses it for a pod read again). 0
+ * or a negative errno; a refused object is 0 (skipped). */
+int kube_backend_put(struct kube_backend *kb, enum kube_res res,
+                     struct json_object *obj, bool added);
+
+/* Unlinks and frees op (its request ended or is cancelled). */
+void kube_op_free(struct kube_op *op);
+
+/* backend_ops.bind, .evict (through kb->ke) and .resume (kube_bind.c). */
+int kube_bind_pod(void *data, const struct pod *p, const struct node *n);
+int kube_evict_pod_of(void *data, const struct pod *p);
+int kube_resume(void *data, const struct workload *w);
+
+#endif
