@@ -218,8 +218,7 @@ static bool found_partial(const struct workload *w)
 
 /* A recorded admission that cannot be honoured: nothing is charged, and
  * the line evicts the workload whole (its pods go, it queues again). */
-static int reject_record(struct cluster *c, struct workload *w,
-                         const char *why)
+static int reject_record(struct cluster *c, struct workload *w, const char *why)
 {
     LOG_W("workload %s: the admission its bound pods record cannot be "
           "honoured: %s; it is evicted and queued again",
