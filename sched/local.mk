@@ -14,7 +14,7 @@
 # of struct scheduler). A backend sees the line's scheduler.h: events in,
 # actions out, the cluster to read (tests/cli/test_layers.sh checks it).
 # Within cache/ calls go one way: quota_tree, history <- cluster (the store) <-
-# workload, queueing <- queues <- events <- the line.
+# workload, recover, queueing <- queues <- events <- the line.
 #
 # libordo-sched.la gathers them (each object once) for the program, the
 # tests and benchmarks.
@@ -48,6 +48,7 @@ sched_cache_libordo_cache_la_SOURCES = \
 	%reldir%/cache/private/store.h \
 	%reldir%/cache/workload.c %reldir%/cache/queueing.c %reldir%/cache/history.c \
 	%reldir%/cache/private/workload.h \
+	%reldir%/cache/recover.c %reldir%/cache/private/recover.h \
 	%reldir%/cache/queues.c %reldir%/cache/private/queues.h \
 	%reldir%/cache/events.c %reldir%/cache/private/events.h
 sched_cache_libordo_cache_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_CACHE) \

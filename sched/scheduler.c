@@ -171,6 +171,13 @@ int scheduler_pod_bind_failed(struct scheduler *s, const char *key)
         return -ENOENT;
     if (p->state != PODSTATE_BOUND || !p->node)
         return 0; /* not where the bind put it any more */
+    if (p->obj && p->obj->u.pod.spec.node_name) {
+        /* The API server says it is bound (spec.nodeName): it is never
+         * bound again. */
+        LOG_W("bind of pod %s failed, but it is bound to %s", key,
+              p->obj->u.pod.spec.node_name);
+        return 0;
+    }
     node_charge(p->node, p, -1);
     p->node = NULL;
     pod_set_state(&s->cluster, p, PODSTATE_PENDING);
@@ -201,9 +208,13 @@ static void stop_workload(struct scheduler *s, struct workload *w)
     w->stopping = false;
     if (w->state != WL_ADMITTED || w->evicting)
         return;
-    snprintf(w->evicted_by, sizeof(w->evicted_by),
-             "its %s changed (Kueue makes it a new workload)",
-             workload_kind_name(w->kind));
+    if (w->stop_why[0])
+        snprintf(w->evicted_by, sizeof(w->evicted_by), "%s", w->stop_why);
+    else
+        snprintf(w->evicted_by, sizeof(w->evicted_by),
+                 "its %s changed (Kueue makes it a new workload)",
+                 workload_kind_name(w->kind));
+    w->stop_why[0] = '\0';
     w->evict_class = NULL;
     w->evicting = true;
     w->spares_preemptor = false;
@@ -240,13 +251,21 @@ static void stop_workload(struct scheduler *s, struct workload *w)
     }
 }
 
+/* Stops the workloads the cache listed (cluster.to_stop). */
+static void stop_listed(struct scheduler *s)
+{
+    struct cluster *c = &s->cluster;
+    for (size_t i = 0; i < c->n_to_stop; i++)
+        stop_workload(s, c->to_stop[i]);
+    c->n_to_stop = 0;
+}
+
 int scheduler_run(struct scheduler *s)
 {
     struct cluster *c = &s->cluster;
     int total = 0, r = cluster_sync(c);
-    for (size_t i = 0; r == 0 && i < c->n_to_stop; i++)
-        stop_workload(s, c->to_stop[i]);
-    c->n_to_stop = 0;
+    if (r == 0)
+        stop_listed(s);
     /* What the events changed decides first: quota given back, workloads
      * finished. */
     if (r < 0 || (r = cluster_progress_changed(c)) < 0)
@@ -255,6 +274,7 @@ int scheduler_run(struct scheduler *s)
         r = cluster_sync(&s->cluster);
         if (r < 0)
             return r;
+        stop_listed(s); /* admissions found that cannot be honoured */
         uint64_t parked = s->parked, evictions = s->evictions;
         r = cycle_run(s);
         if (r < 0)

@@ -35,6 +35,7 @@ UNIT_TESTS = \
 	tests/unit/test_events_meta \
 	tests/unit/test_events_async \
 	tests/unit/test_events_checks \
+	tests/unit/test_events_restart \
 	tests/unit/test_history \
 	tests/unit/test_sim_plot
 check_PROGRAMS += $(UNIT_TESTS)
@@ -188,6 +189,10 @@ tests_unit_test_events_checks_SOURCES = tests/unit/test_events_checks.c \
 	$(EVENTS_TEST_SRCS)
 tests_unit_test_events_checks_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_events_checks_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_events_restart_SOURCES = tests/unit/test_events_restart.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_events_restart_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_events_restart_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_history_SOURCES = tests/unit/test_history.c
 tests_unit_test_history_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_history_CFLAGS = $(UNIT_CFLAGS)

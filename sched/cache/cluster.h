@@ -32,6 +32,15 @@
 #define ANNOT_RETRIABLE_IN_GROUP "kueue.x-k8s.io/retriable-in-group"
 #define LABEL_JOBSET_NAME "jobset.sigs.k8s.io/jobset-name"
 #define LABEL_REPLICATED_JOB "jobset.sigs.k8s.io/replicatedjob-name"
+/* The admission a pod was bound under, on the pod: its ClusterQueue, the
+ * flavor of each resource of its pod set ("cpu=a,memory=a"), its pod set
+ * and its workload ("ns/name" of the top object). The Kubernetes backend's
+ * Binding writes them; after a restart the cache admits bound pods'
+ * workloads with them (recover.c). */
+#define ANNOT_ADMISSION_CQ "ordo.dev/cluster-queue"
+#define ANNOT_ADMISSION_FLAVORS "ordo.dev/flavors"
+#define ANNOT_ADMISSION_POD_SET "ordo.dev/pod-set"
+#define ANNOT_ADMISSION_WORKLOAD "ordo.dev/workload"
 
 /* The most pods one workload may have (its pod sets together: a Job's
  * parallelism, a JobSet's replicas x parallelism summed, a pod group's
@@ -178,6 +187,9 @@ struct workload {
     /* How its pods went at the last eviction (the backend's word: deleted,
      * evicted through the API, or why that failed). */
     char evict_note[256];
+    /* Why the line stops it, when not because its Job changed (a
+     * recorded admission that cannot be honoured): evicted_by then. */
+    char stop_why[128];
     /* Pending since evicted_by preempted it: it does not preempt that
      * workload back until it is admitted again (no preemption loops). */
     bool spares_preemptor;

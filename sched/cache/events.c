@@ -484,9 +484,7 @@ int cluster_sync(struct cluster *c)
         c->queues_dirty = false;
         r = cluster_rebuild_queues(c);
     } else {
-        for (size_t i = 0; r == 0 && i < c->n_fresh; i++)
-            if (workload_enqueue(c, c->fresh[i]) < 0)
-                r = -ENOMEM;
+        r = workload_enqueue_batch(c, c->fresh, c->n_fresh);
         if (r == 0)
             c->n_fresh = 0;
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "recover.h"
 #include "resid.h"
 
 bool workload_set_reason(const struct cluster *c, struct workload *w,
@@ -199,6 +200,92 @@ static int infer_flavors(struct workload *w, struct cq *q)
     return 0;
 }
 
+/* Whether some pod of w has no node. */
+static bool has_pending(const struct workload *w)
+{
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        if (w->podsets[ps].n_pending > 0)
+            return true;
+    return false;
+}
+
+/* Whether w was found running with pods still to place: such workloads
+ * are charged after every other one found running (they must fit). */
+static bool found_partial(const struct workload *w)
+{
+    return w->state == WL_ADMITTED && !w->admitted_cq && has_pending(w);
+}
+
+/* A recorded admission that cannot be honoured: nothing is charged, and
+ * the line evicts the workload whole (its pods go, it queues again). */
+static int reject_record(struct cluster *c, struct workload *w, const char *why)
+{
+    LOG_W("workload %s: the admission its bound pods record cannot be "
+          "honoured: %s; it is evicted and queued again",
+          w->key, why);
+    snprintf(w->stop_why, sizeof(w->stop_why), "%s", why);
+    free(w->flavors);
+    w->flavors = NULL;
+    free(w->charges);
+    w->charges = NULL;
+    w->n_charges = 0;
+    w->admitted_cq = NULL;
+    return cluster_mark_stop(c, w);
+}
+
+/* The admission of workload w found running (bound before Ordo saw it):
+ * the one its bound pods record (ANNOT_ADMISSION_*), exactly, else its
+ * queue's ClusterQueue with flavors inferred from node labels. Sets
+ * w->admitted_cq (*ret_q), flavors and, for a recorded one, charges.
+ * 1 when admitted, 0 when not (no queue, or evicted whole: a record that
+ * cannot be honoured, or whose pods still to place would exceed the
+ * quota), -ENOMEM. */
+static int found_admission(struct cluster *c, struct workload *w,
+                           struct cq **ret_q)
+{
+    if (w->stopping || w->evicting)
+        return 0;
+    struct recorded rec;
+    int r = recover_read(c, w, &rec);
+    if (r == -EINVAL)
+        return reject_record(c, w, rec.why) < 0 ? -ENOMEM : 0;
+    if (r < 0)
+        return r;
+    struct cq *q = r ? rec.cq : resolve_cq(c, w);
+    if (!q)
+        return 0; /* running, but no queue to charge */
+    w->admitted_cq = q;
+    if (r) {
+        free(w->flavors);
+        w->flavors = rec.flavors;
+        w->flavor_groups = q->n_groups;
+        if (workload_record_charges(w, q) < 0)
+            return -ENOMEM;
+        /* Running pods keep what they hold (Kueue evicts nothing when
+         * quota shrinks); pods still to place must fit. */
+        char fr[192] = "";
+        int fits = 1;
+        bool partial = has_pending(w);
+        if (partial && (fits = recover_fits(w, fr, sizeof(fr))) < 0)
+            return -ENOMEM;
+        if (partial && !fits) {
+            char why[sizeof(w->stop_why)];
+            snprintf(why, sizeof(why),
+                     "its pods still to place would exceed ClusterQueue %s's "
+                     "quota of %s",
+                     q->name, fr);
+            return reject_record(c, w, why) < 0 ? -ENOMEM : 0;
+        }
+        LOG_V(2, "workload found running wl=\"%s\" cq=\"%s\" (recorded)",
+              w->key, q->name);
+    } else if (infer_flavors(w, q) < 0) {
+        return -ENOMEM;
+    }
+    *ret_q = q;
+    /* Its controller now sees a queue to give quota back to. */
+    return cluster_mark_changed(c, w) < 0 ? -ENOMEM : 1;
+}
+
 /* Each group of q gets the flavor the pod set had that the group lists
  * (none when the group is new to it). */
 int workload_remap_flavors(struct workload *w, const struct cq *q)
@@ -238,13 +325,52 @@ int workload_requeue_all(struct cluster *c)
         cluster_mark_usage(c, q);
     }
     struct workload *w, *tmp;
+    size_t n = 0;
     HASH_ITER(hh, c->workloads, w, tmp)
     {
         w->queued = false;
-        if (workload_enqueue(c, w) < 0)
+        n += found_partial(w);
+        if (!found_partial(w) && workload_enqueue(c, w) < 0)
             return -ENOMEM;
     }
     c->n_fresh = 0;
+    if (n == 0)
+        return 0;
+    /* Workloads found running with pods still to place fit or not once
+     * every running one is charged, in creation order. */
+    struct workload **v = malloc(n * sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    n = 0;
+    HASH_ITER(hh, c->workloads, w, tmp)
+    if (found_partial(w))
+        v[n++] = w;
+    int r = workload_enqueue_batch(c, v, n);
+    free(v);
+    return r;
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+    const struct workload *x = *(const struct workload *const *)a;
+    const struct workload *y = *(const struct workload *const *)b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int workload_enqueue_batch(struct cluster *c, struct workload **v, size_t n)
+{
+    size_t late = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (found_partial(v[i]))
+            v[late++] = v[i]; /* v[late] was enqueued already */
+        else if (workload_enqueue(c, v[i]) < 0)
+            return -ENOMEM;
+    }
+    if (late > 1)
+        qsort(v, late, sizeof(*v), cmp_seq);
+    for (size_t i = 0; i < late; i++)
+        if (workload_enqueue(c, v[i]) < 0)
+            return -ENOMEM;
     return 0;
 }
 
@@ -293,13 +419,9 @@ int workload_enqueue(struct cluster *c, struct workload *w)
         struct cq *q = w->admitted_cq;
         bool found_running = false;
         if (!q) {
-            q = resolve_cq(c, w);
-            if (!q)
-                return 0; /* running, but no queue to charge */
-            w->admitted_cq = q;
-            /* Its controller now sees a queue to give quota back to. */
-            if (infer_flavors(w, q) < 0 || cluster_mark_changed(c, w) < 0)
-                return -ENOMEM;
+            int r = found_admission(c, w, &q);
+            if (r <= 0)
+                return r; /* no queue to charge, or going away */
             found_running = true;
         }
         if (w->flavors && workload_remap_flavors(w, q) < 0)
@@ -316,6 +438,9 @@ int workload_enqueue(struct cluster *c, struct workload *w)
         if (found_running) {
             (void)workload_note_admitted(c, w); /* out of memory: counted */
             workload_note_placed(c, w);
+            /* Its pods without a node are placed within the admission. */
+            if (has_pending(w))
+                return cluster_mark_straggler(c, w);
         }
         return 0;
     }

@@ -146,7 +146,10 @@ int place_gang(struct ordo_cycle *cy, struct workload *wl, bool all_pending,
         uint32_t got = 0;
         for (size_t i = 0; i < wl->n_pods && got < want && n < total; i++) {
             struct pod *p = wl->pods[i];
-            if (p->podset != ps || p->state != PODSTATE_PENDING)
+            /* One the API server has bound (spec.nodeName) is never
+             * bound again. */
+            if (p->podset != ps || p->state != PODSTATE_PENDING ||
+                (p->obj && p->obj->u.pod.spec.node_name))
                 continue;
             pods[n++] = p;
             got++;

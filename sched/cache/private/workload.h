@@ -51,8 +51,18 @@ void workload_repoint_pod(struct workload *w, const struct object *old,
 int workload_requeue_all(struct cluster *c);
 
 /* Queues one workload (pending: into its ClusterQueue; admitted: charged
- * to it). Idempotent until workload_requeue_all(). */
+ * to it). Idempotent until workload_requeue_all(). One found running
+ * (bound before Ordo saw it) is admitted with the admission its bound pods
+ * record (recover.h), exactly, else with flavors inferred from its nodes'
+ * labels; a record that cannot be honoured, or whose pods still to place
+ * would exceed the quota, has it evicted whole by the line
+ * (cluster_mark_stop, w->stop_why). */
 int workload_enqueue(struct cluster *c, struct workload *w);
+
+/* Queues the n workloads of v (workload_enqueue), those found running
+ * with pods still to place last, in creation order: whether they fit is
+ * judged once the others are charged. Reorders v. 0 or -ENOMEM. */
+int workload_enqueue_batch(struct cluster *c, struct workload **v, size_t n);
 
 /* Resolves pending workload w's queue again (it leaves the queue it was
  * in): after its LocalQueue, Namespace, priority class or spec changed.
