@@ -654,6 +654,18 @@ void emu_api_handle(const struct emu_req *r, struct emu_resp *resp)
             goto error;
         goto done;
     }
+    if (r->content_type && *r->content_type &&
+        !strstr(r->content_type, "json")) {
+        /* kubectl's typed clients send protobuf; only JSON is read. */
+        verb = !strcmp(m, "POST") ? "create" : "update";
+        emu_err_set(&err, 415, "UnsupportedMediaType", r->kind, name,
+                    "the body of the request was in an unknown format - "
+                    "accepted media types include: application/json%s",
+                    !strcmp(m, "PATCH") ? ", application/merge-patch+json, "
+                                          "application/json-patch+json"
+                                        : "");
+        goto error;
+    }
     body = parse_body(r, &err);
     if (!body) {
         verb = !strcmp(m, "POST") ? "create" : "update";

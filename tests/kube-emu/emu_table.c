@@ -24,6 +24,7 @@ enum cell {
     C_EV_LAST,
     C_EV_OBJECT,
     C_NONE_STR, /* "<none>" when the path is empty */
+    C_EV_MESSAGE,
 };
 
 struct column {
@@ -75,7 +76,7 @@ static const struct printer printers[] = {
       {"Type", "string", 0, C_PATH, "type"},
       {"Reason", "string", 0, C_PATH, "reason"},
       {"Object", "string", 0, C_EV_OBJECT, NULL},
-      {"Message", "string", 0, C_PATH, "message"}}},
+      {"Message", "string", 0, C_EV_MESSAGE, NULL}}},
     {"configmaps", "", {NAME, AGE}},
     {"jobs",
      "batch",
@@ -325,6 +326,11 @@ static struct json_object *cell(const struct column *c, struct json_object *o)
             return json_object_new_string("<unknown>");
         human((int64_t)time(NULL) - emu_time_parse(s), buf, sizeof(buf));
         return json_object_new_string(buf);
+    case C_EV_MESSAGE:
+        s = emu_path_str(o, "message");
+        if (!s)
+            s = emu_path_str(o, "note");
+        return json_object_new_string(s ? s : "");
     case C_EV_OBJECT: {
         const char *k = emu_path_str(o, "involvedObject.kind");
         const char *n = emu_path_str(o, "involvedObject.name");

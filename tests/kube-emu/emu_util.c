@@ -21,14 +21,14 @@ void emu_err_set(struct emu_err *err, int code, const char *reason, int kind,
     va_end(ap);
 }
 
-static struct json_object *status_base(const char *status, int code)
+/* The fields in the order the real server writes them; code goes last. */
+static struct json_object *status_base(const char *status)
 {
     struct json_object *s = json_object_new_object();
     json_object_object_add(s, "kind", json_object_new_string("Status"));
     json_object_object_add(s, "apiVersion", json_object_new_string("v1"));
     json_object_object_add(s, "metadata", json_object_new_object());
     json_object_object_add(s, "status", json_object_new_string(status));
-    json_object_object_add(s, "code", json_object_new_int(code));
     return s;
 }
 
@@ -52,19 +52,21 @@ static void add_details(struct json_object *s, int kind, const char *name,
 
 struct json_object *emu_status_new(const struct emu_err *err)
 {
-    struct json_object *s = status_base("Failure", err->code);
+    struct json_object *s = status_base("Failure");
     json_object_object_add(s, "message", json_object_new_string(err->message));
     json_object_object_add(s, "reason", json_object_new_string(err->reason));
     if (err->kind >= 0 || err->name[0])
         add_details(s, err->kind, err->name, NULL);
+    json_object_object_add(s, "code", json_object_new_int(err->code));
     return s;
 }
 
 struct json_object *emu_status_success(int code, int kind, const char *name,
                                        const char *uid)
 {
-    struct json_object *s = status_base("Success", code);
+    struct json_object *s = status_base("Success");
     add_details(s, kind, name, uid);
+    json_object_object_add(s, "code", json_object_new_int(code));
     return s;
 }
 

@@ -56,10 +56,13 @@ emu_cleanup() {
 # controllers act asynchronously. Not a timing assertion: the bound only
 # keeps a broken run from hanging.
 emu_eventually() {
-    local n=$1 i
+    local n=$1 i out
     shift
     for i in $(seq 1 "$n"); do
-        "$@" >/dev/null 2>&1 && return 0
+        if out=$("$@" 2>&1); then
+            [ -z "$out" ] || printf '%s\n' "$out"
+            return 0
+        fi
         sleep 0.1
     done
     "$@"
