@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
@@ -54,7 +55,7 @@ static const char *arg(struct MHD_Connection *c, const char *name)
 
 static bool truthy(const char *v)
 {
-    return v && (!strcmp(v, "1") || !strcmp(v, "true"));
+    return v && (!strcmp(v, "1") || !strcasecmp(v, "true"));
 }
 
 /* The token's name, or NULL when the request does not authenticate. */
