@@ -1,6 +1,8 @@
 # lib_emu.sh - what the emulator's shell tests share (sourced, not run):
 # emu_start ARGS... starts ordo-kube-emu on a free port with a kubeconfig
-# in $EMU_DIR and waits for it; emu_stop ends it. KUBECTL is the newest
+# in $EMU_DIR and waits for it; emu_stop ends it (its status in EMU_RC,
+# its stderr in $EMU_DIR/emu.log); emu_clean says whether every run so far
+# exited 0 with no sanitizer report. KUBECTL is the newest
 # kubectl on the machine (emu_have_kubectl says whether there is one).
 EMU_BIN=${ORDO_BUILDDIR:-.}/tests/kube-emu/ordo-kube-emu
 EMU_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ordo-kube-emu-test.XXXXXX")
@@ -20,7 +22,7 @@ emu_find_kubectl() {
 emu_start() {
     rm -f "$EMU_DIR/kubeconfig"
     "$EMU_BIN" --listen 127.0.0.1:0 --kubeconfig-out "$EMU_DIR/kubeconfig" \
-        "$@" 2>"$EMU_DIR/emu.log" &
+        "$@" 2>>"$EMU_DIR/emu.log" &
     EMU_PID=$!
     # The kubeconfig appears (atomically) once the server listens.
     local i
@@ -43,8 +45,14 @@ emu_stop() {
     if [ -n "$EMU_PID" ]; then
         kill "$EMU_PID" 2>/dev/null
         wait "$EMU_PID" 2>/dev/null
+        EMU_RC=$?
         EMU_PID=
     fi
+}
+
+emu_clean() {
+    [ "${EMU_RC:-0}" -eq 0 ] &&
+        ! grep -E "Sanitizer|runtime error" "$EMU_DIR/emu.log"
 }
 
 emu_cleanup() {

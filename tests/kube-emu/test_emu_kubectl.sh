@@ -282,6 +282,7 @@ check "audit: a second token is told apart" 0 '"name":"from-b","resourceVersion"
     grep '"user":"sched-b"' "$EMU_DIR/audit"
 check "kubeconfig: a context per token" 0 "sched-b" -- k config get-contexts
 emu_stop
+check "exit status 0 on SIGTERM" 0 "" -- test "$EMU_RC" -eq 0
 
 # ---- an emulator with a small window: 410, bookmarks ----
 emu_start --watch-window 3 --bookmark-ms 100 || exit 1
@@ -305,5 +306,6 @@ emu_stop
 check "bad command line: usage" 2 "usage: ordo-kube-emu" -- "$EMU_BIN" --listen nowhere
 check "unknown controller named" 2 "--controllers cronjob" -- \
     "$EMU_BIN" --listen 127.0.0.1:0 --kubeconfig-out "$EMU_DIR/x" --controllers cronjob
+check "the emulator stopped cleanly, sanitizers silent" 0 "" -- emu_clean
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -51,7 +51,7 @@ def start(tmp, *args):
 
 def stop(p):
     p.terminate()
-    p.wait()
+    check("the emulator exits 0 on SIGTERM", p.wait() == 0)
 
 
 def pod(name, ns="default", labels=None, node=None):
@@ -289,5 +289,9 @@ if not os.access(EMU, os.X_OK):
     sys.exit(1)
 with tempfile.TemporaryDirectory() as tmp:
     main(tmp)
+    with open(os.path.join(tmp, "emu.log")) as f:
+        log = f.read()
+    check("no sanitizer report from the emulator",
+          "Sanitizer" not in log and "runtime error" not in log, log[-2000:])
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
