@@ -170,9 +170,19 @@ static void collect(struct emu_watch *w)
         put_gone(w, w->cursor);
         return;
     }
-    for (size_t i = 0; i < emu.ring_len; i++) {
+    /* The ring's versions increase: start at the first one past the
+     * cursor. */
+    size_t lo = 0, hi = emu.ring_len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (emu.ring[(emu.ring_start + mid) % emu.ring_cap].rv <= w->cursor)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < emu.ring_len; i++) {
         struct emu_event *e = &emu.ring[(emu.ring_start + i) % emu.ring_cap];
-        if (e->rv <= w->cursor || e->storage != w->storage)
+        if (e->storage != w->storage)
             continue;
         struct json_object *v = emu_view(w->kind, e->obj);
         bool now = matches(w, v), before = false;
