@@ -88,6 +88,12 @@ check "Priority admission: spec.priority from the class" 0 "1000" -- \
 check "get a missing pod: NotFound" 1 'Error from server (NotFound): pods "nope" not found' -- \
     k get pod -n team-a nope
 check "describe pod" 0 "Priority Class Name:  high" -- k describe pod -n team-a p1
+uid=$(k get pod -n team-a p1 -o 'jsonpath={.metadata.uid}')
+ev='{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"p1.second","namespace":"team-a"},"eventTime":"2026-01-01T00:00:01.000000Z","reportingController":"ordo-scheduler","reportingInstance":"ordo-0","action":"Scheduling","reason":"FailedScheduling","type":"Warning","note":"waiting for quota in cq-a","regarding":{"kind":"Pod","namespace":"team-a","name":"p1","uid":"'$uid'","apiVersion":"v1"}}'
+api -X POST -H "Content-Type: application/json" -d "$ev" \
+    "$EMU_SERVER/apis/events.k8s.io/v1/namespaces/team-a/events" >/dev/null
+check "describe pod finds an events.k8s.io Event about it" 0 "waiting for quota in cq-a" -- \
+    k describe pod -n team-a p1
 check "describe clusterqueue" 0 "Cohort Name:  all" -- k describe cq cq-a
 check "describe node" 0 "Non-terminated Pods:" -- k describe node n1
 
@@ -299,6 +305,9 @@ check "bookmarks when asked" 0 '"type":"BOOKMARK"' -- \
 check "watch from 0 starts with the current objects" 0 '"type":"ADDED","object":{"metadata":{"name":"c6"' -- echo "$last_out"
 check "sendInitialEvents ends with the initial-events-end bookmark" 0 '"k8s.io/initial-events-end":"true"' -- \
     api -N "$EMU_SERVER/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1"
+check "a watch is chunked JSON" 0 "Transfer-Encoding: chunked" -- \
+    sh -c 'curl -sv --max-time 20 -H "Authorization: Bearer $2" "$1/api/v1/namespaces?watch=1&timeoutSeconds=1" 2>&1' \
+    sh "$EMU_SERVER" "$EMU_TOKEN"
 check "plain HTTP works for a client that sends the token" 0 '"kind":"ConfigMapList"' -- \
     api "$EMU_SERVER/api/v1/configmaps"
 emu_stop
