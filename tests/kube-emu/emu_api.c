@@ -403,8 +403,10 @@ static int evict(const struct emu_req *r, struct json_object *ev,
     return 0;
 }
 
+/* Takes o; ret_name: the name given or generated, for the audit. */
 static int create(const struct emu_req *r, struct json_object *o,
-                  struct emu_resp *resp, struct emu_err *err)
+                  struct emu_resp *resp, char *ret_name, size_t name_size,
+                  struct emu_err *err)
 {
     const struct emu_kind *k = &emu_kinds[r->kind];
     const char *kind = emu_path_str(o, "kind");
@@ -434,8 +436,11 @@ static int create(const struct emu_req *r, struct json_object *o,
         json_object_object_add(emu_child(o, "metadata"), "namespace",
                                json_object_new_string(r->ns));
     o = emu_unview(r->kind, o);
+    const char *given = emu_path_str(o, "metadata.name");
+    snprintf(ret_name, name_size, "%s", given ? given : "");
     if (emu_store_create(r->kind, o, &out, err) < 0)
         return -EINVAL;
+    snprintf(ret_name, name_size, "%s", emu_path_str(out, "metadata.name"));
     answer_view(resp, 201, r->kind, out, false);
     return 0;
 }
@@ -587,8 +592,17 @@ static void audit(const struct emu_req *r, const char *verb, int code,
                   const char *name, const char *node)
 {
     const struct emu_kind *k = &emu_kinds[r->kind];
+    int storage = !strcmp(k->resource, "bindings") ? emu_k("pods") : k->storage;
+    struct json_object *o = name && *name && code < 300
+                                ? emu_store_get(storage, r->ns, name)
+                                : NULL;
     char rv[32];
-    snprintf(rv, sizeof(rv), "%lld", (long long)emu.rv);
+    /* The written object's version; the deletion's for what is gone. */
+    if (o)
+        snprintf(rv, sizeof(rv), "%s",
+                 emu_path_str(o, "metadata.resourceVersion"));
+    else
+        snprintf(rv, sizeof(rv), "%lld", (long long)emu.rv);
     struct emu_audit_rec a = {
         .verb = verb,
         .resource = k->resource,
@@ -685,19 +699,10 @@ void emu_api_handle(const struct emu_req *r, struct emu_resp *resp)
         rc = evict(r, body, resp, &err);
     } else if (!strcmp(m, "POST") && !r->name && k->writable) {
         verb = "create";
-        rc = create(r, json_object_get(body), resp, &err);
-        const char *cn = emu_path_str(body, "metadata.name");
-        if (rc == 0 && resp->body) {
-            struct json_object *o = json_tokener_parse(resp->body);
-            cn = emu_path_str(o, "metadata.name");
-            snprintf(name, sizeof(name), "%s", cn ? cn : "");
-            json_object_put(o);
-        } else if (cn) {
-            snprintf(name, sizeof(name), "%s", cn);
-        }
+        rc = create(r, emu_copy(body), resp, name, sizeof(name), &err);
     } else if (!strcmp(m, "PUT") && r->name && k->writable) {
         verb = "update";
-        rc = update(r, json_object_get(body), resp, &err);
+        rc = update(r, emu_copy(body), resp, &err);
     } else if (!strcmp(m, "PATCH") && r->name && k->writable) {
         verb = "patch";
         rc = patch(r, body, resp, &err);

@@ -10,6 +10,7 @@
  * It runs until SIGTERM or SIGINT. */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,8 +353,14 @@ int main(int argc, char **argv)
             if (emu.kubelet)
                 emu_kubelet_tick();
         }
-        if (emu.rv != seen)
+        if (emu.rv != seen) {
+            /* More to do: let the server threads in first, so that
+             * controllers that never settle cannot starve them. */
+            pthread_mutex_unlock(&emu.lock);
+            sched_yield();
+            pthread_mutex_lock(&emu.lock);
             continue;
+        }
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         ts.tv_nsec += 50 * 1000000;

@@ -22,6 +22,7 @@ except ImportError:
 BUILD = os.environ.get("ORDO_BUILDDIR", ".")
 EMU = os.path.join(BUILD, "tests", "kube-emu", "ordo-kube-emu")
 passed = failed = 0
+generated = []  # names the server generated, looked for in the audit
 
 
 def check(name, cond, detail=""):
@@ -92,6 +93,8 @@ def main(tmp):
         audit = f.read()
     check("audit: the python client's bind is recorded",
           '"verb":"bind"' in audit and 'OpenAPI-Generator' in audit, audit[-400:])
+    want = '"verb":"create","resource":"pods","namespace":"py","name":"%s","resourceVersion"' % generated[0]
+    check("audit: a generated name is the one recorded", want in audit, want)
     p, api = start(tmp, "--watch-window", "2")
     try:
         gone_tests(api)
@@ -118,6 +121,7 @@ def core_tests(api):
     gen = v1.create_namespaced_pod("py", client.V1Pod(
         metadata=client.V1ObjectMeta(generate_name="gen-"),
         spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="b")])))
+    generated.append(gen.metadata.name)
     check("create with generateName", gen.metadata.name.startswith("gen-")
           and len(gen.metadata.name) > 4, gen.metadata.name)
     e = api_error(lambda: v1.create_namespaced_pod("py", pod("a", "py")))
