@@ -138,6 +138,8 @@ check "strategic merge on a CRD kind: 415" 1 "is not supported by kueue.x-k8s.io
 check "json patch" 0 "node/n1 patched" -- \
     k patch node n1 --type json -p '[{"op":"add","path":"/spec/unschedulable","value":true}]'
 check "json patch shows in the Table" 0 "Ready,SchedulingDisabled" -- k get nodes
+check "kubectl uncordon (strategic merge on spec)" 0 "node/n1 uncordoned" -- k uncordon n1
+check "kubectl cordon" 0 "node/n1 cordoned" -- k cordon n1
 check "json patch test op fails: 422" 1 "json patch operation 0 (test" -- \
     k patch node n1 --type json -p '[{"op":"test","path":"/spec/unschedulable","value":false}]'
 check "status subresource patch" 0 "patched" -- \
@@ -246,6 +248,9 @@ Y
 k create -f "$EMU_DIR/job2.yaml" >/dev/null
 check "a job runs to Complete (kubelet, sim-runtime / time-scale)" 0 "Complete" -- \
     emu_eventually 200 sh -c '"$1" get job -n team-a j2 -o "jsonpath={.status.conditions[?(@.type==\"Complete\")].type}" | grep -x Complete' sh "$KUBECTL"
+check "kubectl wait for the job's Complete condition" 0 "job.batch/j2 condition met" -- \
+    k wait --for=condition=complete job/j2 -n team-a --timeout=20s
+check "kubectl get all lists pods and jobs" 0 "job.batch/j2" -- k get all -n team-a
 check "job status: 3 succeeded" 0 "3" -- k get job -n team-a j2 -o 'jsonpath={.status.succeeded}'
 check "get jobs: Complete 3/3" 0 "Complete   3/3" -- k get jobs -n team-a j2
 check "succeeded pods show Completed" 0 "Succeeded" -- \
