@@ -21,13 +21,16 @@ KUBE_EMU_TESTS = tests/kube-emu/test_emu_kubectl.sh \
 TESTS += $(KUBE_EMU_TESTS)
 EXTRA_DIST += $(KUBE_EMU_TESTS) tests/kube-emu/lib_emu.sh \
 	tests/kube-emu/openapi
-# The selectors, patches and store on their own.
+# The selectors, patches and store on their own, and emu_proc.[ch], how a
+# C test runs the emulator as a child process (for the kube backend's
+# tests: link tests/kube-emu/emu_proc.c).
 check_PROGRAMS += tests/kube-emu/test_emu_units
 TESTS += tests/kube-emu/test_emu_units
 tests_kube_emu_test_emu_units_SOURCES = tests/kube-emu/test_emu_units.c \
 	tests/kube-emu/emu.h tests/kube-emu/emu_select.c \
 	tests/kube-emu/emu_patch.c tests/kube-emu/emu_store.c \
-	tests/kube-emu/emu_discovery.c tests/kube-emu/emu_util.c
+	tests/kube-emu/emu_discovery.c tests/kube-emu/emu_util.c \
+	tests/kube-emu/emu_proc.c tests/kube-emu/emu_proc.h
 tests_kube_emu_test_emu_units_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) \
 	$(CMOCKA_CFLAGS)
 tests_kube_emu_test_emu_units_LDADD = $(JSONC_LIBS) $(CMOCKA_LIBS) \

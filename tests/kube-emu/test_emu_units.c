@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emu.h"
+#include "emu_proc.h"
 
 static struct json_object *J(const char *s)
 {
@@ -301,6 +302,20 @@ static void test_events_view(void **state)
     json_object_put(o);
 }
 
+/* The emulator as a child process: it listens, writes a kubeconfig with
+ * its URL and token, and exits 0 on SIGTERM. */
+static void test_proc(void **state)
+{
+    (void)state;
+    struct emu_proc p;
+    const char *args[] = {"--kubelet", NULL};
+    assert_int_equal(emu_proc_start(&p, args), 0);
+    assert_int_equal(strncmp(p.server, "http://127.0.0.1:", 17), 0);
+    assert_true(strlen(p.token) >= 16);
+    assert_int_equal(emu_proc_stop(&p), 0);
+    assert_int_equal(emu_proc_stop(&p), 0); /* twice is harmless */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +330,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_store_gc_finalizers, setup_store,
                                         teardown_store),
         cmocka_unit_test(test_events_view),
+        cmocka_unit_test(test_proc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
