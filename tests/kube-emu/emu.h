@@ -115,6 +115,7 @@ struct emu {
     pthread_cond_t changed;
     int64_t rv;
     struct emu_bucket *buckets; /* emu_nkinds */
+    int64_t *last_change;       /* emu_nkinds: the newest change's version */
     struct emu_event *ring;
     size_t ring_cap, ring_start, ring_len;
     bool stopping;

@@ -76,19 +76,6 @@ static struct json_object *owner_ref(struct json_object *o)
     return a;
 }
 
-static bool controlled_by(struct json_object *o, const char *uid)
-{
-    struct json_object *refs = emu_path(o, "metadata.ownerReferences");
-    for (size_t i = 0; refs && json_object_is_type(refs, json_type_array) &&
-                       i < json_object_array_length(refs);
-         i++) {
-        const char *u = emu_path_str(json_object_array_get_idx(refs, i), "uid");
-        if (u && !strcmp(u, uid))
-            return true;
-    }
-    return false;
-}
-
 static int64_t num(struct json_object *o, const char *path, int64_t def)
 {
     struct json_object *v = emu_path(o, path);
@@ -183,12 +170,49 @@ static void delete_obj(int k, struct json_object *o)
     json_object_put(last);
 }
 
-static void job_sync(struct json_object *job)
+/* Pods by the uid of their owner, so that each Job finds its own without
+ * scanning every pod. The entries hold references. */
+struct owned {
+    const char *uid;
+    struct json_object *pod;
+};
+
+static int owned_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct owned *)a)->uid,
+                  ((const struct owned *)b)->uid);
+}
+
+static struct owned *owned_index(size_t *ret_n)
+{
+    struct emu_bucket *b = &emu.buckets[emu_k("pods")];
+    struct owned *v = calloc(b->n + 1, sizeof(*v));
+    size_t n = 0;
+    for (size_t i = 0; v && i < b->n; i++) {
+        struct json_object *refs =
+            emu_path(b->v[i].obj, "metadata.ownerReferences");
+        for (size_t j = 0; refs && json_object_is_type(refs, json_type_array) &&
+                           j < json_object_array_length(refs);
+             j++) {
+            const char *u =
+                emu_path_str(json_object_array_get_idx(refs, j), "uid");
+            if (u) {
+                v[n].uid = u;
+                v[n++].pod = json_object_get(b->v[i].obj);
+            }
+        }
+    }
+    if (v)
+        qsort(v, n, sizeof(*v), owned_cmp);
+    *ret_n = n;
+    return v;
+}
+
+static void job_sync(struct json_object *job, const struct owned *own,
+                     size_t nown)
 {
     int pods = emu_k("pods"), jobs = emu_k("jobs");
     const char *uid = emu_path_str(job, "metadata.uid");
-    const char *ns = emu_path_str(job, "metadata.namespace");
-    struct emu_bucket *b = &emu.buckets[pods];
     bool suspended = json_object_get_boolean(emu_path(job, "spec.suspend"));
     bool indexed = emu_path_str(job, "spec.completionMode") &&
                    !strcmp(emu_path_str(job, "spec.completionMode"), "Indexed");
@@ -196,17 +220,22 @@ static void job_sync(struct json_object *job)
     int64_t parallelism = num(job, "spec.parallelism", 1);
     int64_t backoff = num(job, "spec.backoffLimit", 6);
     int64_t active = 0, succeeded = 0, failed = 0, ready = 0;
-    struct json_object **act = calloc(b->n + 1, sizeof(*act));
+    size_t lo = 0, hi = nown;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (strcmp(own[mid].uid, uid) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    struct json_object **act = calloc(nown + 1, sizeof(*act));
     bool *idx_taken =
         calloc((size_t)(completions > 0 ? completions : 1), sizeof(*idx_taken));
     size_t nact = 0;
     if (!act || !idx_taken)
         goto done;
-    for (size_t i = 0; i < b->n; i++) {
-        struct json_object *p = b->v[i].obj;
-        const char *pns = emu_path_str(p, "metadata.namespace");
-        if (!pns || strcmp(pns, ns) || !controlled_by(p, uid))
-            continue;
+    for (size_t i = lo; i < nown && !strcmp(own[i].uid, uid); i++) {
+        struct json_object *p = own[i].pod;
         const char *ph = emu_path_str(p, "status.phase");
         struct json_object *ann = emu_path(p, "metadata.annotations"), *iv;
         long index = -1;
@@ -303,13 +332,17 @@ done:
 void emu_ctrl_job(void)
 {
     int jobs = emu_k("jobs");
-    size_t n;
+    size_t n, nown;
     char **keys = names_of(jobs, &n);
-    for (size_t i = 0; i < n; i++) {
+    struct owned *own = owned_index(&nown);
+    for (size_t i = 0; own && i < n; i++) {
         struct json_object *j = by_key(jobs, keys[i]);
         if (j && !emu_path(j, "metadata.deletionTimestamp"))
-            job_sync(j);
+            job_sync(j, own, nown);
     }
+    for (size_t i = 0; i < nown; i++)
+        json_object_put(own[i].pod);
+    free(own);
     names_free(keys, n);
 }
 

@@ -160,7 +160,8 @@ static struct json_object *resource_entry(const struct emu_kind *k,
         json_object_object_add(r, "shortNames", a);
     }
     /* kubectl get all: of these kinds, pods and jobs are in "all". */
-    if (!sub && (!strcmp(k->resource, "pods") || !strcmp(k->resource, "jobs"))) {
+    if (!sub &&
+        (!strcmp(k->resource, "pods") || !strcmp(k->resource, "jobs"))) {
         struct json_object *c = json_object_new_array();
         json_object_array_add(c, json_object_new_string("all"));
         json_object_object_add(r, "categories", c);

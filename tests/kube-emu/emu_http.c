@@ -239,7 +239,8 @@ int emu_http_start(const char *host, int port, bool tls, const char *cert,
     struct sockaddr_in sa = {.sin_family = AF_INET,
                              .sin_port = htons((uint16_t)port)};
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION |
-                     MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+                     MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+                     MHD_USE_ERROR_LOG;
     struct MHD_Daemon *d;
     if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
         return -EINVAL;

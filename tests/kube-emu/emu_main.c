@@ -33,6 +33,20 @@ static void on_signal(int sig)
     stop = 1;
 }
 
+/* Waits for a change or ms, emu.lock held. */
+static void wait_ms(int64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (ms % 1000) * 1000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&emu.changed, &emu.lock, &ts);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -342,17 +356,33 @@ int main(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGPIPE, SIG_IGN);
     pthread_mutex_lock(&emu.lock);
-    int64_t seen = -1;
+    int64_t seen = -1, ctrl_seen = -1, last_pass = 0;
+    int pods = emu_k("pods"), jobs = emu_k("jobs"), jobsets = emu_k("jobsets");
     while (!stop) {
-        if (emu.rv != seen || emu.kubelet) {
-            seen = emu.rv;
+        /* The controllers look again only when what they read changed. */
+        int64_t ctrl = emu.last_change[pods];
+        if (emu.last_change[jobs] > ctrl)
+            ctrl = emu.last_change[jobs];
+        if (emu.last_change[jobsets] > ctrl)
+            ctrl = emu.last_change[jobsets];
+        seen = emu.rv;
+        /* One pass every 20 ms at most: a burst of writes is served at
+         * the HTTP rate and looked at together. */
+        int64_t now = emu_now_ms();
+        if (now - last_pass < 20) {
+            wait_ms(20 - (now - last_pass));
+            continue;
+        }
+        last_pass = now;
+        if (ctrl != ctrl_seen) {
+            ctrl_seen = ctrl;
             if (emu.ctrl_jobset)
                 emu_ctrl_jobset();
             if (emu.ctrl_job)
                 emu_ctrl_job();
-            if (emu.kubelet)
-                emu_kubelet_tick();
         }
+        if (emu.kubelet)
+            emu_kubelet_tick();
         if (emu.rv != seen) {
             /* More to do: let the server threads in first, so that
              * controllers that never settle cannot starve them. */
@@ -361,14 +391,7 @@ int main(int argc, char **argv)
             pthread_mutex_lock(&emu.lock);
             continue;
         }
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_nsec += 50 * 1000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&emu.changed, &emu.lock, &ts);
+        wait_ms(50);
     }
     emu.stopping = true;
     pthread_cond_broadcast(&emu.changed);

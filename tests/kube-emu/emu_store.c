@@ -20,9 +20,10 @@ int emu_store_init(size_t window)
     pthread_cond_init(&emu.changed, &ca);
     pthread_condattr_destroy(&ca);
     emu.buckets = calloc(emu_nkinds, sizeof(*emu.buckets));
+    emu.last_change = calloc(emu_nkinds, sizeof(*emu.last_change));
     emu.ring_cap = window ? window : 1;
     emu.ring = calloc(emu.ring_cap, sizeof(*emu.ring));
-    if (!emu.buckets || !emu.ring)
+    if (!emu.buckets || !emu.ring || !emu.last_change)
         return -ENOMEM;
     emu.rv = 1;
     return 0;
@@ -48,6 +49,8 @@ void emu_store_free(void)
         event_clear(&emu.ring[(emu.ring_start + i) % emu.ring_cap]);
     free(emu.buckets);
     free(emu.ring);
+    free(emu.last_change);
+    emu.last_change = NULL;
     emu.buckets = NULL;
     emu.ring = NULL;
 }
@@ -71,6 +74,7 @@ static void emit(int storage, enum emu_ev_type type, struct json_object *obj,
     e = &emu.ring[(emu.ring_start + emu.ring_len) % emu.ring_cap];
     emu.ring_len++;
     e->rv = emu.rv;
+    emu.last_change[storage] = emu.rv;
     e->storage = storage;
     e->type = type;
     e->obj = json_object_get(obj);
