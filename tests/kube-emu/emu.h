@@ -201,6 +201,7 @@ struct emu_req {
     const char *user, *user_agent;
     /* query */
     const char *label_sel, *field_sel, *rv, *cont;
+    const char *field_manager, *dry_run;
     long limit;
     bool watch, bookmarks, initial_events;
     long timeout_s;

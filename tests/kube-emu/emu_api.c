@@ -479,6 +479,23 @@ static int patch(const struct emu_req *r, struct json_object *p,
     struct json_object *cur = emu_store_get(k->storage, r->ns, r->name);
     struct json_object *view, *out = NULL, *stored;
     int rc;
+    if (!strncmp(ct, "application/apply-patch+yaml", 28)) {
+        if (!r->field_manager || !*r->field_manager) {
+            emu_err_set(err, 400, "BadRequest", r->kind, r->name,
+                        "PATCH %s: fieldManager is required for apply "
+                        "requests",
+                        r->name);
+            return -EINVAL;
+        }
+        if (!cur && !r->sub) {
+            /* Apply creates what is not there yet. */
+            char name[256];
+            struct json_object *o = emu_copy(p);
+            json_object_object_add(emu_child(o, "metadata"), "name",
+                                   json_object_new_string(r->name));
+            return create(r, o, resp, name, sizeof(name), err);
+        }
+    }
     if (!cur) {
         emu_err_set(err, 404, "NotFound", r->kind, r->name,
                     "%s%s%s \"%s\" not found", k->resource,
@@ -486,7 +503,10 @@ static int patch(const struct emu_req *r, struct json_object *p,
         return -ENOENT;
     }
     view = emu_view(r->kind, cur);
-    if (!strncmp(ct, "application/merge-patch+json", 28)) {
+    if (!strncmp(ct, "application/apply-patch+yaml", 28)) {
+        /* Server-side apply, roughly: the applied fields merge in. */
+        rc = emu_patch_merge(view, p, &out);
+    } else if (!strncmp(ct, "application/merge-patch+json", 28)) {
         rc = emu_patch_merge(view, p, &out);
     } else if (!strncmp(ct, "application/json-patch+json", 27)) {
         rc = emu_patch_json(view, p, &out, err);
@@ -668,8 +688,16 @@ void emu_api_handle(const struct emu_req *r, struct emu_resp *resp)
             goto error;
         goto done;
     }
+    if (r->dry_run && *r->dry_run) {
+        verb = "dryrun";
+        emu_err_set(&err, 400, "BadRequest", r->kind, name,
+                    "dryRun is not supported by ordo-kube-emu");
+        goto error;
+    }
     if (r->content_type && *r->content_type &&
-        !strstr(r->content_type, "json")) {
+        !strstr(r->content_type, "json") &&
+        !(!strcmp(m, "PATCH") &&
+          !strncmp(r->content_type, "application/apply-patch+yaml", 28))) {
         /* kubectl's typed clients send protobuf; only JSON is read. */
         verb = !strcmp(m, "POST") ? "create" : "update";
         emu_err_set(&err, 415, "UnsupportedMediaType", r->kind, name,

@@ -155,6 +155,14 @@ check "apply with a change: configured" 0 "pod/p2 configured" -- \
     sh -c 'printf "%s\n" "apiVersion: v1" "kind: Pod" "metadata: {name: p2, namespace: team-a, labels: {app: db, v: \"2\"}}" "spec: {containers: [{name: c, image: busybox}]}" | "$1" apply -f -' sh "$KUBECTL"
 check "apply over create: label there" 0 "v=2" -- k get pod -n team-a p2 --show-labels
 
+check "server-side apply creates" 0 "pod/ssa serverside-applied" -- \
+    sh -c 'printf "%s\n" "apiVersion: v1" "kind: Pod" "metadata: {name: ssa, namespace: team-a, labels: {a: \"1\"}}" "spec: {containers: [{name: c, image: busybox}]}" | "$1" apply --server-side -f -' sh "$KUBECTL"
+check "server-side apply merges the applied fields" 0 "a=1,b=2" -- \
+    sh -c 'printf "%s\n" "apiVersion: v1" "kind: Pod" "metadata: {name: ssa, namespace: team-a, labels: {b: \"2\"}}" "spec: {containers: [{name: c, image: busybox}]}" | "$1" apply --server-side -f - >/dev/null && "$1" get pod -n team-a ssa --show-labels' sh "$KUBECTL"
+check "server-side dry run is refused, not written" 1 "dryRun is not supported" -- \
+    bash -c 'cm team-a dry | "$1" create --dry-run=server -f -' sh "$KUBECTL"
+check "... and nothing was written" 1 "NotFound" -- k get configmap -n team-a dry
+
 # ---- resourceVersion preconditions ----
 old=$(k get pod -n team-a p2 -o json)
 k label pod -n team-a p2 bump=1 >/dev/null
