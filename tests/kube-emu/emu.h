@@ -50,6 +50,8 @@ struct emu_err {
     char message[512];
     int kind; /* for details.kind; -1 if none */
     char name[256];
+    /* A 422's one cause (details.causes), kubectl prints "field: cause". */
+    const char *field, *cause;
 };
 
 void emu_err_set(struct emu_err *err, int code, const char *reason, int kind,

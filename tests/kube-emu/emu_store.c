@@ -441,6 +441,38 @@ static void gc_dependents(const char *uid)
     }
 }
 
+/* A copy of a pod spec without what an update may change. */
+static struct json_object *pod_spec_fixed(struct json_object *spec)
+{
+    struct json_object *c = spec ? emu_copy(spec) : json_object_new_object();
+    const char *lists[] = {"containers", "initContainers"};
+    json_object_object_del(c, "activeDeadlineSeconds");
+    json_object_object_del(c, "tolerations");
+    json_object_object_del(c, "schedulingGates");
+    for (size_t i = 0; i < 2; i++) {
+        struct json_object *l = emu_path(c, lists[i]);
+        for (size_t j = 0; l && json_object_is_type(l, json_type_array) &&
+                           j < json_object_array_length(l);
+             j++) {
+            struct json_object *e = json_object_array_get_idx(l, j);
+            if (json_object_is_type(e, json_type_object))
+                json_object_object_del(e, "image");
+        }
+    }
+    return c;
+}
+
+/* The real server lets a pod's spec change only in images, the deadline,
+ * tolerations and scheduling gates: nodeName is set by binding alone. */
+static bool pod_spec_update_ok(struct json_object *old, struct json_object *nw)
+{
+    struct json_object *a = pod_spec_fixed(old), *b = pod_spec_fixed(nw);
+    bool ok = emu_json_equal(a, b);
+    json_object_put(a);
+    json_object_put(b);
+    return ok;
+}
+
 int emu_store_update(int kind, struct json_object *obj, const char *sub,
                      struct json_object **ret_obj, struct emu_err *err)
 {
@@ -474,6 +506,24 @@ int emu_store_update(int kind, struct json_object *obj, const char *sub,
                     "the latest version and try again",
                     emu_kinds[kind].resource, *k->group ? "." : "", k->group,
                     name);
+        goto fail;
+    }
+    if (!sub && !strcmp(k->resource, "pods") && !*k->group &&
+        !pod_spec_update_ok(emu_path(old, "spec"), emu_path(obj, "spec"))) {
+        emu_err_set(err, 422, "Invalid", kind, name,
+                    "Pod \"%s\" is invalid: spec: Forbidden: pod updates may "
+                    "not change fields other than `spec.containers[*].image`,"
+                    "`spec.initContainers[*].image`,"
+                    "`spec.activeDeadlineSeconds`,`spec.tolerations` (only "
+                    "additions to existing tolerations),"
+                    "`spec.schedulingGates`",
+                    name);
+        err->field = "spec";
+        err->cause = "Forbidden: pod updates may not change fields other than "
+                     "`spec.containers[*].image`,`spec.initContainers[*]."
+                     "image`,`spec.activeDeadlineSeconds`,`spec.tolerations` "
+                     "(only additions to existing tolerations),"
+                     "`spec.schedulingGates`";
         goto fail;
     }
     if (sub && !strcmp(sub, "status")) {

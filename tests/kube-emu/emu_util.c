@@ -15,6 +15,7 @@ void emu_err_set(struct emu_err *err, int code, const char *reason, int kind,
     err->code = code;
     err->reason = reason;
     err->kind = kind;
+    err->field = err->cause = NULL;
     snprintf(err->name, sizeof(err->name), "%s", name ? name : "");
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof(err->message), fmt, ap);
@@ -57,6 +58,18 @@ struct json_object *emu_status_new(const struct emu_err *err)
     json_object_object_add(s, "reason", json_object_new_string(err->reason));
     if (err->kind >= 0 || err->name[0])
         add_details(s, err->kind, err->name, NULL);
+    if (err->field && err->cause) {
+        struct json_object *d = emu_child(s, "details");
+        struct json_object *causes = json_object_new_array();
+        struct json_object *c = json_object_new_object();
+        json_object_object_add(c, "reason",
+                               json_object_new_string("FieldValueForbidden"));
+        json_object_object_add(c, "message",
+                               json_object_new_string(err->cause));
+        json_object_object_add(c, "field", json_object_new_string(err->field));
+        json_object_array_add(causes, c);
+        json_object_object_add(d, "causes", causes);
+    }
     json_object_object_add(s, "code", json_object_new_int(err->code));
     return s;
 }

@@ -131,6 +131,8 @@ check "strategic merge: containers merge by name" 0 "busybox:2" -- \
     sh -c '"$1" patch pod -n team-a p1 -p "{\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox:2\"}]}}" >/dev/null &&
         "$1" get pod -n team-a p1 -o "jsonpath={.spec.containers[*].name} {.spec.containers[*].image} {.spec.containers[0].resources.requests.cpu}"' sh "$KUBECTL"
 check "strategic merge kept the other container fields" 0 "c busybox:2 1" -- echo "$last_out"
+check "a pod's nodeName cannot be patched: 422" 1 "pod updates may not change fields" -- \
+    k patch pod -n team-a p1 --type merge -p '{"spec":{"nodeName":"n1"}}'
 check "merge patch on a CRD kind" 0 "clusterqueue.kueue.x-k8s.io/cq-a patched" -- \
     k patch cq cq-a --type merge -p '{"spec":{"queueingStrategy":"StrictFIFO"}}'
 check "strategic merge on a CRD kind: 415" 1 "is not supported by kueue.x-k8s.io/v1beta2, Kind=ClusterQueue" -- \
