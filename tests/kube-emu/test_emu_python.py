@@ -170,6 +170,17 @@ def core_tests(api):
     n = v1.patch_node("n1", {"status": {"allocatable": {"cpu": "1"}}})
     check("status ignored on the main resource", n.status.allocatable == {"cpu": "3"})
 
+    # A scheduler's PodScheduled=False through pods/status: strategic merge
+    # keeps the other conditions (merged by type).
+    v1.patch_namespaced_pod_status("a", "py", {"status": {"conditions": [
+        {"type": "Ready", "status": "False"}]}})
+    st = v1.patch_namespaced_pod_status("a", "py", {"status": {"conditions": [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+         "message": "0/1 nodes are available"}]}}).status
+    conds = {c.type: (c.status, c.reason) for c in st.conditions}
+    check("pods/status: conditions merge by type",
+          conds == {"Ready": ("False", None), "PodScheduled": ("False", "Unschedulable")}, str(conds))
+
     # resourceVersion preconditions.
     cur = v1.read_namespaced_pod("a", "py")
     stale = v1.read_namespaced_pod("a", "py")
