@@ -119,9 +119,56 @@ void cluster_pod_free(struct pod *p)
     free(p);
 }
 
+int cluster_orphan_add(struct cluster *c, const char *owner, const char *pod)
+{
+    struct pod_orphans *o = NULL;
+    HASH_FIND_STR(c->orphans, owner, o);
+    if (!o) {
+        o = calloc(1, sizeof(*o));
+        if (!o || !(o->owner = strdup(owner))) {
+            free(o);
+            return -ENOMEM;
+        }
+        HASH_ADD_KEYPTR(hh, c->orphans, o->owner, strlen(o->owner), o);
+    }
+    char *k = strdup(pod);
+    if (!k || GROW_ARRAY(o->pods, o->n, o->cap) < 0) {
+        free(k);
+        return -ENOMEM;
+    }
+    o->pods[o->n++] = k;
+    return 0;
+}
+
+struct pod_orphans *cluster_orphans_take(struct cluster *c, const char *owner)
+{
+    struct pod_orphans *o = NULL;
+    HASH_FIND_STR(c->orphans, owner, o);
+    if (o)
+        HASH_DEL(c->orphans, o);
+    return o;
+}
+
+void cluster_orphans_free(struct pod_orphans *o)
+{
+    if (!o)
+        return;
+    for (size_t i = 0; i < o->n; i++)
+        free(o->pods[i]);
+    free(o->pods);
+    free(o->owner);
+    free(o);
+}
+
 void cluster_release(struct cluster *c)
 {
     qtree_release(&c->tree); /* before the ClusterQueues it points to */
+    struct pod_orphans *po, *po_tmp;
+    HASH_ITER(hh, c->orphans, po, po_tmp)
+    {
+        HASH_DEL(c->orphans, po);
+        cluster_orphans_free(po);
+    }
     for (size_t i = 0; i < c->n_dead_pods; i++)
         cluster_pod_free(c->dead_pods[i]);
     for (size_t i = 0; i < c->n_dead_wls; i++)
@@ -511,8 +558,8 @@ void cluster_mark_usage(struct cluster *c, struct cq *q)
 {
     if (!c || q->usage_changed)
         return;
-    if (GROW_ARRAY(c->usage_changed, c->n_usage_changed,
-                   c->cap_usage_changed) < 0)
+    if (GROW_ARRAY(c->usage_changed, c->n_usage_changed, c->cap_usage_changed) <
+        0)
         return; /* out of memory: that sample is missed */
     c->usage_changed[c->n_usage_changed++] = q;
     q->usage_changed = true;
@@ -608,9 +655,9 @@ static void charge_slot(struct cq *q, uint32_t g, uint32_t fi, uint32_t ri,
                         int64_t delta)
 {
     struct cq_group *grp = &q->groups[g];
-    int i = q->qnode ? qtree_fr(q->qnode->tree, grp->flavors[fi],
-                                grp->res_ids[ri])
-                     : -1;
+    int i = q->qnode
+                ? qtree_fr(q->qnode->tree, grp->flavors[fi], grp->res_ids[ri])
+                : -1;
     if (i >= 0)
         qtree_add_usage(q->qnode, i, delta);
     else

@@ -24,22 +24,22 @@
 #include "objects.h"
 #include "quota_tree.h"
 
-#define ORDO_SCHEDULER_NAME "ordo-scheduler"
-#define LABEL_QUEUE_NAME "kueue.x-k8s.io/queue-name"
-#define LABEL_PRIORITY_CLASS "kueue.x-k8s.io/priority-class"
-#define ANNOT_POD_GROUP "kueue.x-k8s.io/pod-group-name"
-#define ANNOT_POD_GROUP_COUNT "kueue.x-k8s.io/pod-group-total-count"
+#define ORDO_SCHEDULER_NAME      "ordo-scheduler"
+#define LABEL_QUEUE_NAME         "kueue.x-k8s.io/queue-name"
+#define LABEL_PRIORITY_CLASS     "kueue.x-k8s.io/priority-class"
+#define ANNOT_POD_GROUP          "kueue.x-k8s.io/pod-group-name"
+#define ANNOT_POD_GROUP_COUNT    "kueue.x-k8s.io/pod-group-total-count"
 #define ANNOT_RETRIABLE_IN_GROUP "kueue.x-k8s.io/retriable-in-group"
-#define LABEL_JOBSET_NAME "jobset.sigs.k8s.io/jobset-name"
-#define LABEL_REPLICATED_JOB "jobset.sigs.k8s.io/replicatedjob-name"
+#define LABEL_JOBSET_NAME        "jobset.sigs.k8s.io/jobset-name"
+#define LABEL_REPLICATED_JOB     "jobset.sigs.k8s.io/replicatedjob-name"
 /* The admission a pod was bound under, on the pod: its ClusterQueue, the
  * flavor of each resource of its pod set ("cpu=a,memory=a"), its pod set
  * and its workload ("ns/name" of the top object). The Kubernetes backend's
  * Binding writes them; after a restart the cache admits bound pods'
  * workloads with them (recover.c). */
-#define ANNOT_ADMISSION_CQ "ordo.dev/cluster-queue"
-#define ANNOT_ADMISSION_FLAVORS "ordo.dev/flavors"
-#define ANNOT_ADMISSION_POD_SET "ordo.dev/pod-set"
+#define ANNOT_ADMISSION_CQ       "ordo.dev/cluster-queue"
+#define ANNOT_ADMISSION_FLAVORS  "ordo.dev/flavors"
+#define ANNOT_ADMISSION_POD_SET  "ordo.dev/pod-set"
 #define ANNOT_ADMISSION_WORKLOAD "ordo.dev/workload"
 
 /* The most pods one workload may have (its pod sets together: a Job's
@@ -109,12 +109,12 @@ enum wl_state {
 
 struct podset {
     char *name;
-    uint32_t count;     /* pods admitted together */
-    uint32_t reclaimable; /* of count, no longer needed (Kueue's
-                             reclaimablePods): their quota is given back */
-    uint32_t n_req;     /* resources of one pod */
-    int32_t *req_ids;   /* resource ids */
-    int64_t *req_milli; /* request of one pod */
+    uint32_t count;              /* pods admitted together */
+    uint32_t reclaimable;        /* of count, no longer needed (Kueue's
+                                    reclaimablePods): their quota is given back */
+    uint32_t n_req;              /* resources of one pod */
+    int32_t *req_ids;            /* resource ids */
+    int64_t *req_milli;          /* request of one pod */
     const struct pod_spec *spec; /* template (owned by the top object) */
     /* Its pods by state, kept as they change (pod_set_state), so that
      * nothing rescans a workload's pods to count them. */
@@ -163,10 +163,10 @@ struct workload {
     int64_t admitted_ns, finished_ns;
     bool has_admitted, has_finished;
     uint32_t evictions;
-    bool queued;      /* in its CQ's pending list, or charged to it */
-    bool straggling;  /* admitted, with pods that still need a node */
-    bool evicting;    /* preempted: its pods are going away */
-    bool preempting;  /* issued preemptions: first in line until admitted */
+    bool queued;     /* in its CQ's pending list, or charged to it */
+    bool straggling; /* admitted, with pods that still need a node */
+    bool evicting;   /* preempted: its pods are going away */
+    bool preempting; /* issued preemptions: first in line until admitted */
     /* Its Job or JobSet is suspended: no pods until admission resumes it.
      * `resumes`: it was created suspended, so it is managed Kueue's way
      * (admission resumes it, eviction suspends it again). */
@@ -182,7 +182,7 @@ struct workload {
     /* Admitted, its Job's pod counts changed: Kueue makes it a new
      * workload, so it is stopped and queued again with the new counts. */
     bool respec, stopping;
-    char evicted_by[128]; /* last preemptor, for the record */
+    char evicted_by[128];    /* last preemptor, for the record */
     const char *evict_class; /* Kueue's Preempted reason (static), or NULL */
     /* How its pods went at the last eviction (the backend's word: deleted,
      * evicted through the API, or why that failed). */
@@ -229,7 +229,7 @@ struct workload {
      * WORKLOAD_PODS_MAX it is never admitted. */
     uint64_t pods_wanted;
     bool over_cap;
-    bool changed; /* listed in cluster.changed */
+    bool changed;              /* listed in cluster.changed */
     struct wl_history history; /* what happened to it (history.h) */
     UT_hash_handle hh;
     /* Last: long and cold, away from the flags the queues scan. */
@@ -251,7 +251,7 @@ struct cq {
     uint32_t n_groups;
     struct cq_group *groups;
     struct ordo_plugin *queue_plugin;
-    struct qnode *qnode; /* its node in cluster.tree */
+    struct qnode *qnode;     /* its node in cluster.tree */
     struct cluster *cluster; /* the cluster it is filed in */
     uint32_t index;          /* position in cluster.cqs_v */
     bool active;
@@ -270,7 +270,7 @@ struct cq {
     /* Pending workloads, kept sorted by the QUEUE plugin. */
     size_t n_pending, cap_pending;
     struct workload **pending;
-    bool dirty; /* pending needs sorting */
+    bool dirty;        /* pending needs sorting */
     int64_t sorted_ns; /* the clock at the last sort (queue_sort) */
     /* Admitted workloads charged to it, in no order (workload.cq_slot):
      * preemption looks for candidates here, not among all workloads. */
@@ -284,6 +284,16 @@ struct cq {
 struct obj_entry {
     char *key;
     struct object *obj;
+    UT_hash_handle hh;
+};
+
+/* Pods of ours whose Job or JobSet is not known yet (a pod listed before
+ * its owner, as informers deliver them in any order), by the owner's key:
+ * the keys of the pods, adopted when the owner's workload is made. */
+struct pod_orphans {
+    char *owner; /* "ns/name" of the Job or JobSet */
+    char **pods; /* pod keys (owned) */
+    size_t n, cap;
     UT_hash_handle hh;
 };
 
@@ -319,10 +329,11 @@ struct cluster {
      * each once. */
     struct workload **changed;
     size_t n_changed, cap_changed;
-    struct obj_entry *lqs, *pcs, *wpcs, *namespaces, *jobs, *jobsets,
-        *cohorts, *topologies;
+    struct obj_entry *lqs, *pcs, *wpcs, *namespaces, *jobs, *jobsets, *cohorts,
+        *topologies;
     struct obj_entry *admission_checks; /* what ClusterQueues name */
-    struct qtree tree; /* ClusterQueues and cohorts */
+    struct pod_orphans *orphans;        /* pods waiting for their owner */
+    struct qtree tree;                  /* ClusterQueues and cohorts */
     uint64_t tree_gen; /* bumped each time the tree is rebuilt */
     int64_t now_ns;
     /* Workloads added since the last cluster_sync(). */
@@ -408,13 +419,11 @@ static inline int cq_group_res_index(const struct cq_group *g, int32_t id)
 const struct pod *cluster_get_pod(const struct cluster *c, const char *key);
 const struct workload *cluster_get_workload(const struct cluster *c,
                                             const char *key);
-const struct node *cluster_get_node(const struct cluster *c,
-                                    const char *name);
+const struct node *cluster_get_node(const struct cluster *c, const char *name);
 const struct cq *cluster_get_cq(const struct cluster *c, const char *name);
 /* The object of kind and key the cluster holds, or NULL. */
 const struct object *cluster_get_object(const struct cluster *c,
-                                        enum object_kind kind,
-                                        const char *key);
+                                        enum object_kind kind, const char *key);
 
 /* Node accounting: free capacity of id (allocatable - used). */
 int64_t node_free_capacity(const struct node *n, int32_t id);

@@ -130,6 +130,8 @@ static bool job_of_jobset(const struct object *o)
            strmap_get(&o->meta.labels, LABEL_JOBSET_NAME);
 }
 
+static int adopt_orphans(struct cluster *c, struct workload *w);
+
 int workload_add_owner(struct cluster *c, struct object *o)
 {
     char key[512];
@@ -151,11 +153,12 @@ int workload_add_owner(struct cluster *c, struct object *o)
     struct workload *w = NULL;
     if (o->kind == OBJ_JOB) {
         const struct job_spec *js = &o->u.job.spec;
-        if (!template_is_ours(&js->template.spec) || job_of_jobset(o))
+        if (!template_is_ours(&js->template.spec) || job_of_jobset(o)) {
+            cluster_orphans_free(cluster_orphans_take(c, key)); /* not ours */
             return 0;
+        }
         w = wl_new(c, key, WL_JOB, o, 1);
-        if (!w || podset_init(&w->podsets[0], "main",
-                              (uint32_t)js->parallelism,
+        if (!w || podset_init(&w->podsets[0], "main", (uint32_t)js->parallelism,
                               &js->template.spec) < 0)
             goto oom;
         w->pods_wanted = (uint32_t)js->parallelism;
@@ -164,8 +167,10 @@ int workload_add_owner(struct cluster *c, struct object *o)
     } else {
         const struct jobset *jset = &o->u.jobset;
         if (jset->n_replicated_jobs == 0 ||
-            !template_is_ours(&jset->replicated_jobs[0].spec.template.spec))
+            !template_is_ours(&jset->replicated_jobs[0].spec.template.spec)) {
+            cluster_orphans_free(cluster_orphans_take(c, key)); /* not ours */
             return 0;
+        }
         w = wl_new(c, key, WL_JOBSET, o, (uint32_t)jset->n_replicated_jobs);
         if (!w)
             goto oom;
@@ -196,7 +201,8 @@ int workload_add_owner(struct cluster *c, struct object *o)
         w->priority = resolve_priority(c, o, spec);
         w->suspended = w->resumes = jset->suspend;
     }
-    return wl_insert(c, w);
+    int r = wl_insert(c, w);
+    return r < 0 ? r : adopt_orphans(c, w);
 oom:
     workload_free(w);
     return -ENOMEM;
@@ -210,11 +216,21 @@ static int wl_attach_pod(struct cluster *c, struct workload *w, struct pod *p)
     p->wl = w;
     workload_count_pod(w, p, 1);
     /* Kueue finishes an evicted group one of whose pods said so. */
-    const char *v = strmap_get(&p->obj->meta.annotations,
-                               ANNOT_RETRIABLE_IN_GROUP);
+    const char *v =
+        strmap_get(&p->obj->meta.annotations, ANNOT_RETRIABLE_IN_GROUP);
     if (v && strcmp(v, "false") == 0)
         w->not_retriable = true;
     return cluster_mark_changed(c, w);
+}
+
+/* The pod set of JobSet workload w that pod p is of: its replicated job's
+ * (label jobset.sigs.k8s.io/replicatedjob-name), else the first. */
+static void jobset_podset(const struct workload *w, struct pod *p)
+{
+    const char *rj = strmap_get(&p->obj->meta.labels, LABEL_REPLICATED_JOB);
+    for (uint32_t i = 0; rj && i < w->n_podsets; i++)
+        if (strcmp(w->podsets[i].name, rj) == 0)
+            p->podset = i;
 }
 
 /* Finds or creates the workload a pod of ours belongs to. */
@@ -227,17 +243,18 @@ static struct workload *wl_for_pod(struct cluster *c, struct pod *p, int *ret)
     /* The JobSet label first: a JobSet's pods are owned by its child
      * Jobs, which are not workloads of their own. */
     const char *js = strmap_get(&o->meta.labels, LABEL_JOBSET_NAME);
-    if (!js && own && strcmp(own->kind, "Job") == 0) {
-        snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, own->name);
-        return cluster_workload(c, key);
-    }
-    if (js) {
-        snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_, js);
+    if (js || (own && strcmp(own->kind, "Job") == 0)) {
+        snprintf(key, sizeof(key), "%s/%s", o->meta.namespace_,
+                 js ? js : own->name);
         struct workload *w = cluster_workload(c, key);
-        const char *rj = strmap_get(&o->meta.labels, LABEL_REPLICATED_JOB);
-        for (uint32_t i = 0; w && rj && i < w->n_podsets; i++)
-            if (strcmp(w->podsets[i].name, rj) == 0)
-                p->podset = i;
+        /* Its owner not known yet (a pod listed before its Job): it is
+         * adopted when the owner comes; an owner known and not ours has
+         * no workload and never will. */
+        struct obj_entry **index = js ? &c->jobsets : &c->jobs;
+        if (!w && !cluster_find(*index, key))
+            *ret = cluster_orphan_add(c, key, p->key);
+        if (w && js)
+            jobset_podset(w, p);
         return w;
     }
     const char *group = strmap_get(&o->meta.annotations, ANNOT_POD_GROUP);
@@ -263,8 +280,8 @@ static struct workload *wl_for_pod(struct cluster *c, struct pod *p, int *ret)
     /* A pod group's pod sets are made as its pods arrive, one per pod
      * shape (podset_for_pod); a single pod is one pod set of one. */
     w = wl_new(c, key, group ? WL_POD_GROUP : WL_POD, p->obj, group ? 0 : 1);
-    if (!w ||
-        (!group && podset_init(&w->podsets[0], "main", 1, &o->u.pod.spec) < 0)) {
+    if (!w || (!group &&
+               podset_init(&w->podsets[0], "main", 1, &o->u.pod.spec) < 0)) {
         workload_free(w);
         *ret = -ENOMEM;
         return NULL;
@@ -290,12 +307,14 @@ static bool same_shape(const struct pod_spec *a, const struct pod_spec *b)
         !a->required_affinity != !b->required_affinity)
         return false;
     for (size_t i = 0; i < a->node_selector.n; i++) {
-        const char *v = strmap_get(&b->node_selector, a->node_selector.items[i].key);
+        const char *v =
+            strmap_get(&b->node_selector, a->node_selector.items[i].key);
         if (!v || strcmp(v, a->node_selector.items[i].value) != 0)
             return false;
     }
     for (size_t i = 0; i < a->n_tolerations; i++) {
-        const struct toleration *x = &a->tolerations[i], *y = &b->tolerations[i];
+        const struct toleration *x = &a->tolerations[i],
+                                *y = &b->tolerations[i];
         if (strcmp(x->key, y->key) || strcmp(x->value, y->value) ||
             x->op != y->op || x->effect != y->effect)
             return false;
@@ -334,6 +353,43 @@ static int podset_for_pod(struct workload *w, struct pod *p)
         return -ENOMEM;
     p->podset = w->n_podsets++;
     return 0;
+}
+
+/* Pod p (ours, filed) joins workload w. */
+static int pod_join(struct cluster *c, struct workload *w, struct pod *p)
+{
+    if (w->kind == WL_POD_GROUP && podset_for_pod(w, p) < 0)
+        return -ENOMEM;
+    if (wl_attach_pod(c, w, p) < 0)
+        return -ENOMEM;
+    if (w->state == WL_ADMITTED && p->state == PODSTATE_PENDING)
+        return cluster_mark_straggler(c, w);
+    if (p->state == PODSTATE_BOUND && w->state == WL_PENDING) {
+        /* Running before Ordo started: admitted already; requeue_all
+         * infers the flavors and charges the quota. */
+        w->state = WL_ADMITTED;
+        w->admitted_ns = c->now_ns;
+        w->has_admitted = true;
+        return cluster_mark_fresh(c, w);
+    }
+    return 0;
+}
+
+/* The pods of Job or JobSet workload w that came before it. O(its pods). */
+static int adopt_orphans(struct cluster *c, struct workload *w)
+{
+    struct pod_orphans *o = cluster_orphans_take(c, w->key);
+    int r = 0;
+    for (size_t i = 0; o && r == 0 && i < o->n; i++) {
+        struct pod *p = cluster_pod(c, o->pods[i]);
+        if (!p || p->wl || p->state == PODSTATE_GONE)
+            continue; /* gone since, or another's */
+        if (w->kind == WL_JOBSET)
+            jobset_podset(w, p);
+        r = pod_join(c, w, p);
+    }
+    cluster_orphans_free(o);
+    return r;
 }
 
 int workload_add_pod(struct cluster *c, struct object *o)
@@ -388,21 +444,7 @@ int workload_add_pod(struct cluster *c, struct object *o)
         return r;
     if (!w)
         return 0; /* owner not (yet) known or not ours */
-    if (w->kind == WL_POD_GROUP && podset_for_pod(w, p) < 0)
-        return -ENOMEM;
-    if (wl_attach_pod(c, w, p) < 0)
-        return -ENOMEM;
-    if (w->state == WL_ADMITTED && p->state == PODSTATE_PENDING)
-        return cluster_mark_straggler(c, w);
-    if (p->state == PODSTATE_BOUND && w->state == WL_PENDING) {
-        /* Running before Ordo started: admitted already; requeue_all
-         * infers the flavors and charges the quota. */
-        w->state = WL_ADMITTED;
-        w->admitted_ns = c->now_ns;
-        w->has_admitted = true;
-        return cluster_mark_fresh(c, w);
-    }
-    return 0;
+    return pod_join(c, w, p);
 oom:
     if (p) {
         free(p->request);
@@ -412,7 +454,6 @@ oom:
     object_free(o);
     return -ENOMEM;
 }
-
 
 /* ---- changes ------------------------------------------------------------ */
 

@@ -66,6 +66,34 @@ static void test_recorded_flavors_win(void **state)
     assert_int_equal(fx_usage(f, "cq", "fa", "cpu"), 0);
 }
 
+/* Informers deliver in any order: bound pods listed before their Job (in
+ * an earlier batch) are adopted when the Job comes, and their admission
+ * is recovered as if they had come after it: charged, half-bound gang
+ * completed, nothing bound twice. */
+static void test_pods_before_their_job(void **state)
+{
+    struct fx *f = *state;
+    fx_add(f, RS_FLAVORS RS_CQ("cq", "4", "4") FX_LQ("ns", "lq", "cq")
+                  RS_NODE("n1", "a", "8") RS_NODE("n2", "b", "8")
+                      RS_BOUND_POD("a", "0", "n1", RS_REC("a", "cq", "cpu=fb"))
+                          RS_BOUND_POD("a", "1", "n1",
+                                       RS_REC("a", "cq", "cpu=fb")));
+    fx_run(f);
+    assert_string_equal(fx_state(f, "ns/a"), "absent");
+    fx_add(f, FX_JOB("ns", "a", "lq", "3", "1") FX_JOB_POD("ns", "a", "2", "1"));
+    fx_run(f);
+    assert_string_equal(fx_state(f, "ns/a"), "admitted");
+    assert_int_equal(fx_wl(f, "ns/a")->n_pods, 3);
+    assert_int_equal(fx_usage(f, "cq", "fb", "cpu"), 3000);
+    assert_int_equal(fx_usage(f, "cq", "fa", "cpu"), 0);
+    /* Only the pending pod is bound, on fb's node; the two bound stay. */
+    assert_int_equal(f->n_binds, 1);
+    assert_int_equal(f->n_evicts, 0);
+    assert_string_equal(fx_node_of(f, "ns/a-2"), "n2");
+    assert_string_equal(fx_node_of(f, "ns/a-0"), "n1");
+    assert_string_equal(fx_node_of(f, "ns/a-1"), "n1");
+}
+
 static void test_recorded_cq_not_local_queue(void **state)
 {
     struct fx *f = *state;
@@ -287,6 +315,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_recorded_flavors_win, fx_setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_pods_before_their_job, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_recorded_cq_not_local_queue,
                                         fx_setup, fx_teardown),

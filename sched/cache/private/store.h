@@ -12,6 +12,13 @@
 #include "cluster.h"
 #include "qtree_build.h"
 
+/* Pods waiting for their owner (struct pod_orphans): files pod key under
+ * owner (0 or -ENOMEM), and hands over the list of owner (NULL when none:
+ * free it with cluster_orphans_free). O(1) each. */
+int cluster_orphan_add(struct cluster *c, const char *owner, const char *pod);
+struct pod_orphans *cluster_orphans_take(struct cluster *c, const char *owner);
+void cluster_orphans_free(struct pod_orphans *o); /* NULL-safe */
+
 /* Lifecycle. */
 void cluster_init(struct cluster *c);
 void cluster_release(struct cluster *c); /* frees every object it holds */
