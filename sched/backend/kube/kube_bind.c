@@ -78,14 +78,14 @@ char *kube_binding_json(const struct cluster *c, const struct pod *p,
         ok = jstr(meta, "uid", m->uid);
     if (ok && w && w->admitted_cq) {
         ok = jobj(meta, "annotations", &ann) &&
-             jstr(ann, "ordo.dev/workload", w->key) &&
-             jstr(ann, "ordo.dev/cluster-queue", w->admitted_cq->name);
+             jstr(ann, ANNOT_ADMISSION_WORKLOAD, w->key) &&
+             jstr(ann, ANNOT_ADMISSION_CQ, w->admitted_cq->name);
         if (ok && p->podset < w->n_podsets)
-            ok = jstr(ann, "ordo.dev/pod-set", w->podsets[p->podset].name);
+            ok = jstr(ann, ANNOT_ADMISSION_POD_SET, w->podsets[p->podset].name);
         if (ok) {
             flavors = flavors_text(w, p->podset);
             ok = flavors &&
-                 (!*flavors || jstr(ann, "ordo.dev/flavors", flavors));
+                 (!*flavors || jstr(ann, ANNOT_ADMISSION_FLAVORS, flavors));
         }
     }
     ok = ok && jobj(root, "target", &target) &&
