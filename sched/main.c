@@ -43,6 +43,7 @@ enum {
     OPT_KUBECONFIG,
     OPT_CONTEXT,
     OPT_CLUSTER,
+    OPT_NO_WORKLOAD_WRITES,
     OPT_SERVER,
     OPT_TOKEN,
     OPT_CA_FILE,
@@ -102,6 +103,9 @@ static void usage(FILE *out)
         "--certificate-authority\n"
         "                        FILE, --insecure-skip-tls-verify; over "
         "the kubeconfig's)\n"
+        "  --no-workload-writes  write no Workload objects (queue and "
+        "pod status and\n"
+        "                        Events still)\n"
         "  --qps N, --burst N    API request rate limit (default 200, "
         "burst 400)\n"
         "\n"
@@ -403,6 +407,7 @@ int main(int argc, char **argv)
         {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
         {"context", required_argument, NULL, OPT_CONTEXT},
         {"cluster", no_argument, NULL, OPT_CLUSTER},
+        {"no-workload-writes", no_argument, NULL, OPT_NO_WORKLOAD_WRITES},
         {"server", required_argument, NULL, OPT_SERVER},
         {"token", required_argument, NULL, OPT_TOKEN},
         {"certificate-authority", required_argument, NULL, OPT_CA_FILE},
@@ -508,6 +513,9 @@ int main(int argc, char **argv)
             break;
         case OPT_CLUSTER:
             o.kube = true;
+            break;
+        case OPT_NO_WORKLOAD_WRITES:
+            o.kube_opt.no_workload_writes = true;
             break;
         case OPT_SERVER:
             o.kube = true;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kube_int.h"
+#include "kube_status.h"
 #include "log.h"
 #include "resid.h"
 
@@ -229,11 +230,13 @@ static void bind_done(void *data, const struct kreq_result *res)
         kb->st.bound++;
         LOG_V(2, "bound pod=\"%s\" node=\"%s\"", op->key, op->node);
         scheduler_pod_bound(kb->s, op->key);
+        kube_status_scheduled(kb, op->key);
     } else if (res->status == 409 &&
                (other = assigned_node(res->body, nb, sizeof(nb))) &&
                strcmp(other, op->node) == 0) {
         kb->st.bound++; /* an earlier try of ours went through */
         scheduler_pod_bound(kb->s, op->key);
+        kube_status_scheduled(kb, op->key);
     } else if (res->status == 409) {
         kb->st.bind_conflicts++;
         LOG_W("bind pod %s to %s: conflict (%s); reading it again", op->key,
@@ -291,6 +294,7 @@ static void get_done(void *data, const struct kreq_result *res)
 int kube_evict_pod_of(void *data, const struct pod *p)
 {
     struct kube_backend *kb = data;
+    kube_status_preempted(kb, p);
     return kube_evict_pod(&kb->ke, p);
 }
 

@@ -68,7 +68,12 @@ static int loop(struct scheduler *s, struct kube_backend *kb,
                 LOG_E("scheduling cycle: %s", strerror(-r));
             else if (r > 0)
                 LOG_V(1, "admitted=%d", r);
+            if ((r = kube_backend_write_status(kb)) < 0)
+                LOG_E("status writes: %s", strerror(-r));
         }
+        /* At the write queue's rate, whatever the cycle did. */
+        if ((r = kube_backend_drain_writes(kb)) < 0)
+            LOG_E("status writes: %s", strerror(-r));
         if (m - last_retry >= EVICT_RETRY_NS) {
             last_retry = m;
             kube_backend_retry_evictions(kb);
@@ -158,6 +163,8 @@ int kube_daemon_run(const struct sched_config *cfg,
     struct kube_backend_options bo = {
         .evict_grace_seconds = opt->evict_grace_seconds,
         .lease_namespace = opt->lease_namespace,
+        .write_status = true,
+        .workloads_off = opt->no_workload_writes,
     };
     if ((r = krequests_new(kc, &qo, &q)) < 0 ||
         (r = kube_backend_new(kc, q, &bo, &kb)) < 0 ||

@@ -8,7 +8,10 @@
  * picks a context. --server alone reads no kubeconfig. --server, --token,
  * --certificate-authority and --insecure-skip-tls-verify win over the
  * kubeconfig's fields. A 401 calls kubeconfig_invalidate() (exec and
- * tokenFile credentials are fetched again) through krequest.h. */
+ * tokenFile credentials are fetched again) through krequest.h.
+ *
+ * After each cycle the backend writes status (kube_status.h): Workload
+ * objects (not with no_workload_writes), queue and pod status, Events. */
 #ifndef ORDO_KUBE_DAEMON_H
 #define ORDO_KUBE_DAEMON_H
 
@@ -26,6 +29,7 @@ struct kube_daemon_options {
     uint32_t qps, burst;         /* 0: krequest.h's defaults */
     int64_t evict_grace_seconds; /* < 0: the pod's own */
     const char *lease_namespace; /* NULL: kube-system */
+    bool no_workload_writes;     /* no Workload objects (Kueue's own) */
 };
 
 /* Runs until SIGTERM/SIGINT. 0 when stopped by a signal, 1 on an error

@@ -4,6 +4,8 @@
 #define ORDO_KUBE_INT_H
 
 #include "kube_backend.h"
+#include "kube_events.h"
+#include "kube_writes.h"
 
 /* A watched resource (kube_put.c): its collection (NULL: the Leases of
  * the lease namespace), kind and apiVersion, and the object kind it
@@ -22,14 +24,14 @@ struct kube_res_ctx {
 
 /* A bind, the GET that resolves one, or a resume, in flight (owned by the
  * backend until its callback). */
-enum kube_op_kind { KOP_BIND = 0, KOP_BIND_GET, KOP_RESUME };
+enum kube_op_kind { KOP_BIND = 0, KOP_BIND_GET, KOP_RESUME, KOP_WRITE };
 
 struct kube_op {
     struct kube_backend *kb;
     struct kube_op *prev, *next; /* kb->ops */
     struct kreq *req;
     enum kube_op_kind kind;
-    bool conflict; /* the GET follows a lost race */
+    bool conflict; /* the GET follows a lost race; a write: a POST */
     char *key, *ns, *name, *node;
 };
 
@@ -44,6 +46,11 @@ struct kube_backend {
     bool started, changed;
     struct kube_op *ops;
     struct kube_backend_stats st;
+    /* Status writes (kube_status.c). */
+    struct kube_writes writes;
+    struct kube_recorder rec;
+    char *last_preempted; /* workload of the last Preempted event */
+    uint32_t last_preempted_evictions;
 };
 
 /* An object from the API server (JSON) decoded and sent to the scheduler
