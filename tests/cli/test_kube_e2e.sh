@@ -114,22 +114,36 @@ check "every workload finished within ${limit}s" 0 "" -- all_done
 # What Ordo wrote back, read with kubectl: a Workload per quickstart
 # workload with Kueue's Finished condition, the ClusterQueues' admitted
 # counts, and a FailedScheduling event on a pod that waited.
+# A Workload per workload of --sim, each Finished, but for a preempted plain
+# pod: the pod is deleted and its Workload, which it owns, goes with it.
 wl_finished() {
+    grep "status write" "$tmp/sched.log"
     k get workloads -A -o json | python3 -c '
 import json, sys
 items = json.load(sys.stdin)["items"]
-fin = [o for o in items if any(c.get("type") == "Finished" and
-        c.get("status") == "True" for c in o.get("status", {}).get("conditions", []))]
-print(len(items), "workloads,", len(fin), "finished")
-sys.exit(0 if items and len(fin) == len(items) else 1)'
+sim = json.load(open(sys.argv[1]))["workloads"]
+names = {w["name"] for w in sim}
+need = {w["name"] for w in sim
+        if not (w["kind"] == "Pod" and w.get("evictions", 0) > 0)}
+got, unfinished = set(), set()
+for o in items:
+    m = o["metadata"]
+    own = m.get("ownerReferences", [])
+    key = m["namespace"] + "/" + (own[0]["name"] if len(own) == 1 else m["name"])
+    got.add(key)
+    if not any(c.get("type") == "Finished" and c.get("status") == "True"
+               for c in o.get("status", {}).get("conditions", [])):
+        unfinished.add(key)
+print(len(got), "workloads,", len(got) - len(unfinished), "finished")
+print("missing:", sorted(need - got), "unknown:", sorted(got - names),
+      "unfinished:", sorted(unfinished))
+sys.exit(0 if need <= got <= names and not unfinished else 1)' "$tmp/sim.json"
 }
 until wl_finished >/dev/null 2>&1 || [ $SECONDS -ge $deadline ]; do
     sleep 1
 done
-n_wl=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["workloads"]))' \
-    "$tmp/sim.json" 2>/dev/null)
-check "kubectl get workloads -A: every one Finished" 0 "finished" -- wl_finished
-check "as many Workloads as --sim has workloads" 0 "$n_wl workloads," -- wl_finished
+check "kubectl get workloads -A: --sim's workloads, every one Finished" 0 \
+    "missing: [] unknown: [] unfinished: []" -- wl_finished
 waited=$(k get events -A -o json | python3 -c '
 import json, sys
 for e in json.load(sys.stdin)["items"]:

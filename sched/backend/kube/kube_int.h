@@ -24,14 +24,14 @@ struct kube_res_ctx {
 
 /* A bind, the GET that resolves one, or a resume, in flight (owned by the
  * backend until its callback). */
-enum kube_op_kind { KOP_BIND = 0, KOP_BIND_GET, KOP_RESUME, KOP_WRITE };
+enum kube_op_kind { KOP_BIND = 0, KOP_BIND_GET, KOP_RESUME };
 
 struct kube_op {
     struct kube_backend *kb;
     struct kube_op *prev, *next; /* kb->ops */
     struct kreq *req;
     enum kube_op_kind kind;
-    bool conflict; /* the GET follows a lost race; a write: a POST */
+    bool conflict; /* the GET follows a lost race */
     char *key, *ns, *name, *node;
 };
 
@@ -48,6 +48,7 @@ struct kube_backend {
     struct kube_backend_stats st;
     /* Status writes (kube_status.c). */
     struct kube_writes writes;
+    struct kube_write_op *write_ops; /* in flight (kube_status.c) */
     struct kube_recorder rec;
     char *last_preempted; /* workload of the last Preempted event */
     uint32_t last_preempted_evictions;

@@ -15,6 +15,27 @@
 #include "kube_workload.h"
 #include "log.h"
 
+/* A status write in flight (owned by kb->write_ops until its answer). */
+struct kube_write_op {
+    struct kube_backend *kb;
+    struct kube_write_op *prev, *next;
+    struct kreq *req;
+    char *key;
+    bool post;
+};
+
+static void write_op_free(struct kube_write_op *op)
+{
+    if (op->prev)
+        op->prev->next = op->next;
+    else
+        op->kb->write_ops = op->next;
+    if (op->next)
+        op->next->prev = op->prev;
+    free(op->key);
+    free(op);
+}
+
 static int64_t now_of(const struct kube_backend *kb)
 {
     return scheduler_cluster(kb->s)->now_ns;
@@ -37,6 +58,10 @@ void kube_status_release(struct kube_backend *kb)
 {
     if (!kb->opt.write_status)
         return;
+    while (kb->write_ops) {
+        krequest_cancel(kb->write_ops->req);
+        write_op_free(kb->write_ops);
+    }
     kube_events_release(&kb->rec);
     kube_writes_release(&kb->writes);
     free(kb->last_preempted);
@@ -108,57 +133,68 @@ int kube_backend_write_status(struct kube_backend *kb)
     return r == -EINVAL ? 0 : r; /* an object without a name: none */
 }
 
+/* Whether the queue still has the Workload object of "ns/name". */
+static bool object_known(const struct kube_backend *kb, const char *nsname)
+{
+    char key[600];
+    snprintf(key, sizeof(key), "Workload %s", nsname);
+    return kube_writes_state(&kb->writes, key) != NULL;
+}
+
 static void write_done(void *data, const struct kreq_result *res)
 {
-    struct kube_op *op = data;
+    struct kube_write_op *op = data;
     struct kube_backend *kb = op->kb;
     op->req = NULL;
     long st = res->status;
     if (st < 200 || st >= 300) {
         kb->st.writes_failed++;
-        if (st == 409 && op->conflict) {
+        if (st == 409 && op->post) {
             /* It exists already (a restart): patch it whole. */
+            kube_writes_failed(&kb->writes, op->key, false);
+        } else if (st == 404 && strncmp(op->key, "Workload/status ", 16) == 0 &&
+                   object_known(kb, op->key + 16)) {
+            /* Sent before the POST of its Workload was answered. */
             kube_writes_failed(&kb->writes, op->key, false);
         } else if (st == 404 || (st >= 400 && st < 500 && st != 429)) {
             /* Gone, or refused as it is: retrying changes nothing. */
-            LOG_V(1, "status write %s: HTTP %ld %.200s; dropped", op->key, st,
+            LOG_W("status write %s: HTTP %ld %.200s; dropped", op->key, st,
                   res->body);
             kube_writes_forget(&kb->writes, op->key);
         } else {
             LOG_V(1, "status write %s: %s; sent again later", op->key,
                   res->error ? res->error : "server error");
-            kube_writes_failed(&kb->writes, op->key, op->conflict);
+            kube_writes_failed(&kb->writes, op->key, op->post);
         }
     }
-    kube_op_free(op);
+    write_op_free(op);
 }
 
 static int write_send(void *data, const struct kube_request *req)
 {
     struct kube_backend *kb = data;
-    struct kube_op *op = calloc(1, sizeof(*op));
+    struct kube_write_op *op = calloc(1, sizeof(*op));
     if (!op)
         return -ENOMEM;
     op->kb = kb;
-    op->kind = KOP_WRITE;
-    op->conflict = strcmp(req->method, "POST") == 0;
-    op->next = kb->ops;
-    if (kb->ops)
-        kb->ops->prev = op;
-    kb->ops = op;
+    op->post = strcmp(req->method, "POST") == 0;
+    op->next = kb->write_ops;
+    if (kb->write_ops)
+        kb->write_ops->prev = op;
+    kb->write_ops = op;
     if (!(op->key = strdup(req->key))) {
-        kube_op_free(op);
+        write_op_free(op);
         return -ENOMEM;
     }
     struct kreq_spec spec = {
-        .method = op->conflict ? KREQ_POST : KREQ_PATCH,
+        .method = op->post ? KREQ_POST : KREQ_PATCH,
         .path = req->path,
         .body = req->body,
         .content_type = req->content_type,
     };
     int r = krequest_start(kb->q, &spec, write_done, NULL, op, &op->req);
     if (r < 0) {
-        kube_op_free(op);
+        write_op_free(op);
         return r;
     }
     kb->st.writes++;

@@ -23,7 +23,7 @@ struct pod;
 /* Sets the queue and the event recorder up (when write_status). 0 or
  * -ENOMEM. */
 int kube_status_init(struct kube_backend *kb);
-/* Frees them; the requests in flight are the backend's ops. */
+/* Cancels the writes in flight and frees the queue and the recorder. */
 void kube_status_release(struct kube_backend *kb);
 
 /* Events on what the backend did (no-ops when writes are off). */
