@@ -42,6 +42,8 @@ enum {
     OPT_EXPLAIN,
     OPT_KUBECONFIG,
     OPT_CONTEXT,
+    OPT_CLUSTER,
+    OPT_NO_WORKLOAD_WRITES,
     OPT_SERVER,
     OPT_TOKEN,
     OPT_CA_FILE,
@@ -93,10 +95,17 @@ static void usage(FILE *out)
         "  --kubeconfig FILE     schedule a cluster: its API server from "
         "FILE\n"
         "                        (--context NAME: not the current one)\n"
+        "  --cluster             schedule the cluster of KUBECONFIG or "
+        "~/.kube/config,\n"
+        "                        else the one it runs in "
+        "(service account)\n"
         "  --server URL          schedule a cluster at URL (--token T, "
         "--certificate-authority\n"
         "                        FILE, --insecure-skip-tls-verify; over "
         "the kubeconfig's)\n"
+        "  --no-workload-writes  write no Workload objects (queue and "
+        "pod status and\n"
+        "                        Events still)\n"
         "  --qps N, --burst N    API request rate limit (default 200, "
         "burst 400)\n"
         "\n"
@@ -397,6 +406,8 @@ int main(int argc, char **argv)
         {"explain", required_argument, NULL, OPT_EXPLAIN},
         {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
         {"context", required_argument, NULL, OPT_CONTEXT},
+        {"cluster", no_argument, NULL, OPT_CLUSTER},
+        {"no-workload-writes", no_argument, NULL, OPT_NO_WORKLOAD_WRITES},
         {"server", required_argument, NULL, OPT_SERVER},
         {"token", required_argument, NULL, OPT_TOKEN},
         {"certificate-authority", required_argument, NULL, OPT_CA_FILE},
@@ -497,7 +508,14 @@ int main(int argc, char **argv)
             o.kube_opt.kubeconfig = optarg;
             break;
         case OPT_CONTEXT:
+            o.kube = true;
             o.kube_opt.context = optarg;
+            break;
+        case OPT_CLUSTER:
+            o.kube = true;
+            break;
+        case OPT_NO_WORKLOAD_WRITES:
+            o.kube_opt.no_workload_writes = true;
             break;
         case OPT_SERVER:
             o.kube = true;

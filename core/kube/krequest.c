@@ -25,6 +25,7 @@ struct kreq {
     void *data;
     int64_t due_ms;
     bool in_flight, lines_seen, aborted, too_large, oom;
+    bool reauthed; /* retried once after a 401 */
     unsigned attempts;
     long retry_after_s; /* -1: the answer had none */
     char *buf;          /* body so far, or a stream's partial line */
@@ -267,21 +268,13 @@ static void kreq_finished(struct kclient_xfer *x, CURLcode rc);
             rc = curl_easy_setopt(r->easy, (opt), (val));                      \
     } while (0)
 
-/* Sets the handle up once; every attempt reuses it. */
-static int kreq_setup(struct kreq *r, const struct kreq_spec *spec)
+/* The client's headers with this request's Content-Type, built once. */
+static int kreq_headers(struct kreq *r, const char *ct)
 {
-    struct kclient *kc = r->q->kc;
-    const char *ct = spec->content_type ? spec->content_type
-                     : spec->method == KREQ_PATCH
-                         ? "application/merge-patch+json"
-                         : "application/json";
     if (strpbrk(ct, "\r\n"))
         return -EINVAL;
-    int e = kclient_easy_setup(kc, r->easy);
-    if (e < 0)
-        return e;
-    /* The client's headers with this request's Content-Type. */
-    for (const struct curl_slist *h = kclient_headers(kc); h; h = h->next) {
+    for (const struct curl_slist *h = kclient_headers(r->q->kc); h;
+         h = h->next) {
         if (strncasecmp(h->data, "Content-Type:", 13) == 0)
             continue;
         struct curl_slist *l = curl_slist_append(r->headers, h->data);
@@ -295,6 +288,17 @@ static int kreq_setup(struct kreq *r, const struct kreq_spec *spec)
     if (!l)
         return -ENOMEM;
     r->headers = l;
+    return 0;
+}
+
+/* Sets the handle's options: once, and again before a retry so that it
+ * goes with the credential source's current token. */
+static int kreq_setopts(struct kreq *r)
+{
+    const struct kreq_spec *spec = &r->spec;
+    int e = kclient_easy_setup(r->q->kc, r->easy);
+    if (e < 0)
+        return e;
     CURLcode rc = CURLE_OK;
     SETOPT(CURLOPT_PRIVATE, (void *)&r->xfer);
     SETOPT(CURLOPT_URL, r->url);
@@ -347,7 +351,12 @@ int krequest_start(struct krequests *q, const struct kreq_spec *spec,
     }
     if (spec->body && !(r->body = strdup(spec->body)))
         goto fail;
-    e = kreq_setup(r, spec);
+    e = kreq_headers(r, spec->content_type ? spec->content_type
+                        : spec->method == KREQ_PATCH
+                            ? "application/merge-patch+json"
+                            : "application/json");
+    if (e == 0)
+        e = kreq_setopts(r);
     if (e < 0)
         goto fail;
     r->due_ms = krequests_now_ms(q) + spec->delay_ms;
@@ -398,7 +407,8 @@ static void dispatch(struct krequests *q)
             r->too_large = r->oom = r->lines_seen = r->aborted = false;
             r->retry_after_s = -1;
             r->errbuf[0] = '\0';
-            if (kclient_xfer_add(q->kc, r->easy) == 0) {
+            if ((r->attempts == 1 || kreq_setopts(r) == 0) &&
+                kclient_xfer_add(q->kc, r->easy) == 0) {
                 r->in_flight = true;
                 q->n_in_flight++;
             } else {
@@ -455,7 +465,15 @@ static void kreq_finished(struct kclient_xfer *x, CURLcode rc)
                      !(r->spec.stream && r->lines_seen) && !r->too_large &&
                      !r->oom;
     int64_t delay = -1;
-    if (may_retry && st == 429)
+    if (st == 401 && q->opt.on_unauthorized) {
+        /* Refused credentials: refresh them (an exec plugin runs again, a
+         * token file is read again) and try once more at once. */
+        q->opt.on_unauthorized(q->opt.auth_data);
+        if (may_retry && !r->reauthed) {
+            r->reauthed = true;
+            delay = 0;
+        }
+    } else if (may_retry && st == 429)
         delay = r->retry_after_s >= 0 ? r->retry_after_s * 1000
                                       : krequests_backoff_ms(q, r->attempts);
     else if (may_retry && r->spec.retry_unsure && (st == 0 || st >= 500))

@@ -19,6 +19,7 @@
  *   5xx, no answer (connection refused or dropped, timeout): only when the
  *                 request says retry_unsure (a GET, or a write the caller
  *                 knows is safe to repeat); otherwise the caller decides
+ *   401           once, at once, after on_unauthorized (when set)
  *   backoff       base * 2^(attempt-1), capped at max, with jitter: a
  *                 uniform draw in [d/2, d]
  * A watch stream (stream true) is never retried once it started
@@ -49,6 +50,12 @@ struct krequest_options {
     int64_t (*now_ms)(void *clock_data);
     void *clock_data;
     uint64_t seed; /* of the jitter; 0: one from the clock */
+    /* Called on each 401 (kubeconfig_invalidate(), so that exec and
+     * tokenFile credentials are fetched again); the request is then tried
+     * once more, at once, with the source's new token. NULL: a 401 ends
+     * the request. */
+    void (*on_unauthorized)(void *auth_data);
+    void *auth_data;
 };
 
 enum kreq_method { KREQ_GET = 0, KREQ_POST, KREQ_PUT, KREQ_PATCH, KREQ_DELETE };

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_kube_cli.sh - the cluster mode's command line: kubeconfig errors name
-# the file and what is missing, bad rate limits are refused, and a daemon
+# the file, the context and the field, bad rate limits are refused, and a daemon
 # with an API server that does not answer keeps trying and stops cleanly on
 # SIGTERM.
 set -u
@@ -19,7 +19,7 @@ kind: Config
 clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]
 YAML
 check "no current-context" 1 "no current-context" -- run --kubeconfig "$tmp/noctx"
-check "unknown context" 1 "no context \"other\"" -- \
+check "unknown context" 1 "$tmp/noctx: context \"other\": not found" -- \
     run --kubeconfig "$tmp/noctx" --context other
 cat >"$tmp/noserver" <<'YAML'
 apiVersion: v1
@@ -29,8 +29,30 @@ contexts: [{name: x, context: {cluster: c, user: u}}]
 clusters: [{name: c, cluster: {}}]
 users: [{name: u, user: {token: abc}}]
 YAML
-check "cluster without server" 1 "its cluster has no server" -- \
+check "cluster without server" 1 \
+    "$tmp/noserver: context \"x\": cluster \"c\": server: missing" -- \
     run --kubeconfig "$tmp/noserver"
+cat >"$tmp/badca" <<'YAML'
+apiVersion: v1
+kind: Config
+current-context: x
+contexts: [{name: x, context: {cluster: c, user: u}}]
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1",
+  certificate-authority-data: "not base64!"}}]
+users: [{name: u, user: {token: abc}}]
+YAML
+check "certificate-authority-data not base64" 1 \
+    "$tmp/badca: context \"x\": cluster \"c\": certificate-authority-data" -- \
+    run --kubeconfig "$tmp/badca"
+# --context alone: the files of KUBECONFIG, merged.
+check "--context reads KUBECONFIG" 1 \
+    "$tmp/noctx (and the files merged with it): context \"other\": not found" -- \
+    env KUBECONFIG="$tmp/noctx:$tmp/noserver" "$bin" --plugin-dir "$plugins" \
+    --context other
+# --cluster with no kubeconfig and not in a cluster.
+check "--cluster with nothing to use" 1 "not in a cluster" -- \
+    env -u KUBERNETES_SERVICE_HOST KUBECONFIG= HOME="$tmp/nohome" \
+    "$bin" --plugin-dir "$plugins" --cluster
 check "bad scheme" 1 "API client for ftp://x" -- run --server ftp://x
 check "qps 0" 2 "--qps: expected 1 to 100000" -- run --server http://x --qps 0
 check "stray argument" 2 "unexpected argument" -- run --server http://x extra

@@ -2,7 +2,9 @@
 # test_kube_e2e.sh - ordo-scheduler against the API-server emulator
 # (tests/kube-emu/ordo-kube-emu): the quickstart applied with kubectl, the
 # daemon run until every workload finished (bounded by ORDO_E2E_TIMEOUT
-# seconds, default 300), stopped with SIGTERM (a clean exit), and who was
+# seconds, default 300), what it wrote back read with kubectl (Workloads
+# Finished, ClusterQueues' admitted counts, FailedScheduling on a pod that
+# waited), stopped with SIGTERM (a clean exit), and who was
 # admitted, preempted and finished compared with --sim on the same
 # manifests. Skips (77) when the emulator is not built or kubectl, python3
 # or python3-yaml is missing.
@@ -54,9 +56,10 @@ for f in sorted(os.listdir(src)):
     yaml.safe_dump_all(docs, open(os.path.join(dst, f), "w"))
 PY
 
-# Pods run for their ordo.dev/sim-runtime, 600 times faster.
+# Pods run for their ordo.dev/sim-runtime, 600 times faster. TLS: kubectl
+# sends its token only over it; the kubeconfig carries the CA as data.
 "$emu" --listen 127.0.0.1:0 --kubeconfig-out "$tmp/kubeconfig" \
-    --controllers job,jobset --kubelet --time-scale 600 \
+    --controllers job,jobset --kubelet --time-scale 600 --tls \
     >"$tmp/emu.log" 2>&1 &
 emu_pid=$!
 for _ in $(seq 100); do
@@ -67,9 +70,26 @@ k() { "$kubectl" --kubeconfig "$tmp/kubeconfig" "$@"; }
 check "emulator up" 0 "" -- k get namespaces
 check "quickstart applied" 0 "created" -- k apply -f "$qs"
 
+"$bin" --sim "$qs" --plugin-dir "$plugins" --no-progress \
+    --report "$tmp/sim.json" >/dev/null 2>&1
 "$bin" --kubeconfig "$tmp/kubeconfig" --plugin-dir "$plugins" -v 2 \
     >"$tmp/sched.log" 2>&1 &
 sched_pid=$!
+deadline=$((SECONDS + limit))
+
+# While workloads run, kubectl get clusterqueues shows them admitted.
+cq_admitted() {
+    k get clusterqueues -o json | python3 -c '
+import json, sys
+items = json.load(sys.stdin)["items"]
+adm = sum(o.get("status", {}).get("admittedWorkloads") or 0 for o in items)
+sys.exit(0 if adm > 0 else 1)' && k get clusterqueues -o wide
+}
+until cq_admitted >/dev/null 2>&1 || [ $SECONDS -ge $deadline ]; do
+    sleep 0.2
+done
+check "kubectl get clusterqueues: admitted counts" 0 "ADMITTED WORKLOADS" -- \
+    cq_admitted
 
 # Every Job complete or failed, every plain pod ended or gone.
 all_done() {
@@ -86,20 +106,63 @@ def ended(o):
     return o.get("status", {}).get("phase") in ("Succeeded", "Failed")
 sys.exit(0 if items and all(ended(o) for o in items) else 1)'
 }
-deadline=$((SECONDS + limit))
 until all_done || [ $SECONDS -ge $deadline ]; do
     sleep 1
 done
 check "every workload finished within ${limit}s" 0 "" -- all_done
+
+# What Ordo wrote back, read with kubectl: a Workload per quickstart
+# workload with Kueue's Finished condition, the ClusterQueues' admitted
+# counts, and a FailedScheduling event on a pod that waited.
+# A Workload per workload of --sim, each Finished, but for a preempted plain
+# pod: the pod is deleted and its Workload, which it owns, goes with it.
+wl_finished() {
+    grep "status write" "$tmp/sched.log"
+    k get workloads -A -o json | python3 -c '
+import json, sys
+items = json.load(sys.stdin)["items"]
+sim = json.load(open(sys.argv[1]))["workloads"]
+names = {w["name"] for w in sim}
+need = {w["name"] for w in sim
+        if not (w["kind"] == "Pod" and w.get("evictions", 0) > 0)}
+got, unfinished = set(), set()
+for o in items:
+    m = o["metadata"]
+    own = m.get("ownerReferences", [])
+    key = m["namespace"] + "/" + (own[0]["name"] if len(own) == 1 else m["name"])
+    got.add(key)
+    if not any(c.get("type") == "Finished" and c.get("status") == "True"
+               for c in o.get("status", {}).get("conditions", [])):
+        unfinished.add(key)
+print(len(got), "workloads,", len(got) - len(unfinished), "finished")
+print("missing:", sorted(need - got), "unknown:", sorted(got - names),
+      "unfinished:", sorted(unfinished))
+sys.exit(0 if need <= got <= names and not unfinished else 1)' "$tmp/sim.json"
+}
+until wl_finished >/dev/null 2>&1 || [ $SECONDS -ge $deadline ]; do
+    sleep 1
+done
+check "kubectl get workloads -A: --sim's workloads, every one Finished" 0 \
+    "missing: [] unknown: [] unfinished: []" -- wl_finished
+waited=$(k get events -A -o json | python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["items"]:
+    o = e.get("involvedObject") or e.get("regarding") or {}
+    if e.get("reason") == "FailedScheduling" and o.get("kind") == "Pod":
+        print(o["namespace"], o["name"])
+        break')
+check "a pod that waited has a FailedScheduling event" 0 "" -- test -n "$waited"
+check "kubectl describe pod shows it" 0 "FailedScheduling" -- \
+    k describe pod -n ${waited% *} ${waited#* }
 kill -TERM "$sched_pid"
 wait "$sched_pid"
 rc=$?
 sched_pid=
 check "SIGTERM stops it cleanly" 0 "stopping" -- \
     bash -c "cat '$tmp/sched.log'; exit $rc"
+check "connected through the kubeconfig, over TLS" 0 \
+    "watching https://" -- grep -A1 "using context .* of $tmp/kubeconfig" "$tmp/sched.log"
 
-"$bin" --sim "$qs" --plugin-dir "$plugins" --no-progress \
-    --report "$tmp/sim.json" >/dev/null 2>&1
 compare() {
     python3 - "$tmp/sim.json" "$tmp/sched.log" <<'PY'
 import json, re, sys
@@ -119,7 +182,7 @@ got = {"preempted": wl("evicting workload"), "finished": wl("workload finished")
 # made again: it ended, as the simulator says.
 got["admitted"] = admitted | got["preempted"]
 got["finished"] |= got["preempted"] - admitted
-bad = 0
+bad = 0 if want["admitted"] and got["finished"] else 1
 for k in want:
     if want[k] != got[k]:
         bad = 1

@@ -166,6 +166,72 @@ static void test_retry_after(void **state)
     env_free(&e);
 }
 
+/* A credential source whose token changes when it is invalidated, as an
+ * exec plugin's does when it runs again. */
+struct rotating {
+    int generation, invalidated;
+    char token[16];
+};
+
+static int rotating_get(void *data, struct kclient_cred *ret)
+{
+    struct rotating *c = data;
+    snprintf(c->token, sizeof(c->token), "tok%d", c->generation);
+    *ret = (struct kclient_cred){.token = c->token};
+    return 0;
+}
+
+static void rotating_invalidate(void *data)
+{
+    struct rotating *c = data;
+    c->invalidated++;
+    c->generation++;
+}
+
+/* A 401 refreshes the credential and tries once more with the new token;
+ * a second 401 is the answer. */
+static void test_unauthorized(void **state)
+{
+    fake_reset();
+    fake_now = 1000;
+    struct rotating rot = {.generation = 1};
+    struct kclient_cred_source src = {.get = rotating_get, .data = &rot};
+    struct kclient_options ko = {.base_url = fake_srv.base, .cred = &src};
+    struct env e;
+    assert_int_equal(kclient_new(&ko, &e.kc), 0);
+    struct krequest_options o = {.now_ms = test_clock,
+                                 .seed = 42,
+                                 .on_unauthorized = rotating_invalidate,
+                                 .auth_data = &rot};
+    assert_int_equal(krequests_new(e.kc, &o, &e.q), 0);
+    fake_rule("POST", "/u", 401, "{\"code\":401}");
+    fake_rule("POST", "/u", 201, "{}");
+    struct done d = {0};
+    struct kreq_spec s = {.method = KREQ_POST, .path = "/u", .body = "{}"};
+    assert_int_equal(krequest_start(e.q, &s, on_done, NULL, &d, NULL), 0);
+    drive(&e);
+    assert_int_equal(d.calls, 1);
+    assert_int_equal(d.status, 201);
+    assert_int_equal(d.attempts, 2);
+    assert_int_equal(rot.invalidated, 1);
+    assert_int_equal(n_records(), 2);
+    assert_string_equal(fake_srv.records[0].auth, "Bearer tok1");
+    assert_string_equal(fake_srv.records[1].auth, "Bearer tok2");
+
+    fake_rule("GET", "/v", 401, "{}");
+    fake_rule("GET", "/v", 401, "{}");
+    fake_rule("GET", "/v", 200, "{}");
+    struct kreq_spec g = {.method = KREQ_GET, .path = "/v"};
+    d = (struct done){0};
+    assert_int_equal(krequest_start(e.q, &g, on_done, NULL, &d, NULL), 0);
+    drive(&e);
+    assert_int_equal(d.calls, 1);
+    assert_int_equal(d.status, 401);
+    assert_int_equal(d.attempts, 2);
+    assert_int_equal(rot.invalidated, 3);
+    env_free(&e);
+}
+
 static void test_backoff(void **state)
 {
     struct env e;
@@ -391,6 +457,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_methods),
         T(test_retry_after),
+        T(test_unauthorized),
         T(test_backoff),
         T(test_dropped_connection),
         T(test_gives_up),

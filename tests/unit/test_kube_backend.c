@@ -12,7 +12,6 @@
 
 #include "fake_apiserver.h"
 #include "kube_backend.h"
-#include "kube_daemon.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
@@ -358,49 +357,6 @@ static void test_jobset_child_pods(void **state)
     env_free(&e);
 }
 
-/* The daemon's kubeconfig reader: the named context's server, token, CA
- * (relative to the file) and insecure flag. */
-static void test_kubeconfig(void **state)
-{
-    char dir[] = "/tmp/ordo-kcfg-XXXXXX", path[64];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof(path), "%s/config", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("apiVersion: v1\nkind: Config\ncurrent-context: a\n"
-          "contexts:\n"
-          "- {name: a, context: {cluster: one, user: u}}\n"
-          "- {name: b, context: {cluster: two, user: nobody}}\n"
-          "clusters:\n"
-          "- {name: one, cluster: {server: 'https://10.0.0.1:6443', "
-          "certificate-authority: ca.crt}}\n"
-          "- {name: two, cluster: {server: 'http://127.0.0.1:8080', "
-          "insecure-skip-tls-verify: true}}\n"
-          "users:\n- {name: u, user: {token: s3cret}}\n",
-          f);
-    fclose(f);
-    struct kube_conn c;
-    struct err e;
-    assert_int_equal(kube_daemon_read_kubeconfig(path, NULL, &c, &e), 0);
-    assert_string_equal(c.server, "https://10.0.0.1:6443");
-    assert_string_equal(c.token, "s3cret");
-    char ca[96];
-    snprintf(ca, sizeof(ca), "%s/ca.crt", dir);
-    assert_string_equal(c.ca_file, ca);
-    assert_false(c.insecure);
-    kube_daemon_conn_release(&c);
-    assert_int_equal(kube_daemon_read_kubeconfig(path, "b", &c, &e), 0);
-    assert_string_equal(c.server, "http://127.0.0.1:8080");
-    assert_null(c.token);
-    assert_null(c.ca_file);
-    assert_true(c.insecure);
-    kube_daemon_conn_release(&c);
-    assert_true(kube_daemon_read_kubeconfig(path, "c", &c, &e) < 0);
-    assert_contains(e.msg, "no context \"c\"");
-    unlink(path);
-    rmdir(dir);
-}
-
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 static int group_setup(void **state)
@@ -419,7 +375,6 @@ int main(void)
         T(test_bind_annotations),    T(test_conflict_same_node),
         T(test_lost_race_reads_pod), T(test_unclear_answer_resolved),
         T(test_rejected_skipped),    T(test_jobset_child_pods),
-        T(test_kubeconfig),
     };
     return cmocka_run_group_tests_name("kube_backend", tests, group_setup,
                                        group_teardown);

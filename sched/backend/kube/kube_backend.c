@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kube_int.h"
+#include "kube_status.h"
 #include "log.h"
 
 static void on_event(void *data, enum kinf_event ev, struct json_object *obj)
@@ -99,6 +100,8 @@ void kube_backend_free(struct kube_backend *kb)
         kube_op_free(kb->ops);
     }
     kube_evict_release(&kb->ke);
+    if (kb->started)
+        kube_status_release(kb);
     free(kb);
 }
 
@@ -111,6 +114,9 @@ int kube_backend_start(struct kube_backend *kb, struct scheduler *s)
     kube_evict_init(&kb->ke, kb->kc, (struct cluster *)scheduler_cluster(s),
                     kb->opt.evict_grace_seconds);
     kb->started = true;
+    int e = kube_status_init(kb);
+    if (e < 0)
+        return e;
     for (int i = 0; i < KRES_MAX; i++) {
         int r = kinformer_start(kb->inf[i]);
         if (r < 0)

@@ -65,11 +65,15 @@ struct kube_backend_options {
     /* A Lease of lease_namespace changed (deleted: ev KINF_DELETED). */
     void (*lease)(void *data, enum kinf_event ev, struct json_object *obj);
     void *hook_data;
+    /* Write Workload objects, queue and pod status and Events
+     * (kube_status.h); workloads_off: all but the Workload objects. */
+    bool write_status, workloads_off;
 };
 
 struct kube_backend_stats {
     uint64_t events, rejected, binds, bound, bind_conflicts, bind_unknown,
         bind_failed, resumes, resume_failed;
+    uint64_t writes, writes_failed; /* status writes sent, failed */
 };
 
 struct kube_backend;
@@ -94,6 +98,12 @@ bool kube_backend_synced(const struct kube_backend *kb);
 bool kube_backend_take_changed(struct kube_backend *kb);
 void kube_backend_get_stats(const struct kube_backend *kb,
                             struct kube_backend_stats *ret);
+/* After scheduler_run(): files what changed in the write queue
+ * (kube_status.h). 0 or a negative errno. */
+int kube_backend_write_status(struct kube_backend *kb);
+/* Sends the writes the rate allows now (asynchronously). 0 or a negative
+ * errno. */
+int kube_backend_drain_writes(struct kube_backend *kb);
 /* Evicts again the pods whose eviction failed (kube_evict_retry()). */
 void kube_backend_retry_evictions(struct kube_backend *kb);
 /* The informer of a resource, to read (tests, status). */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kube_int.h"
+#include "kube_status.h"
 #include "log.h"
 #include "resid.h"
 
@@ -78,14 +79,14 @@ char *kube_binding_json(const struct cluster *c, const struct pod *p,
         ok = jstr(meta, "uid", m->uid);
     if (ok && w && w->admitted_cq) {
         ok = jobj(meta, "annotations", &ann) &&
-             jstr(ann, "ordo.dev/workload", w->key) &&
-             jstr(ann, "ordo.dev/cluster-queue", w->admitted_cq->name);
+             jstr(ann, ANNOT_ADMISSION_WORKLOAD, w->key) &&
+             jstr(ann, ANNOT_ADMISSION_CQ, w->admitted_cq->name);
         if (ok && p->podset < w->n_podsets)
-            ok = jstr(ann, "ordo.dev/pod-set", w->podsets[p->podset].name);
+            ok = jstr(ann, ANNOT_ADMISSION_POD_SET, w->podsets[p->podset].name);
         if (ok) {
             flavors = flavors_text(w, p->podset);
             ok = flavors &&
-                 (!*flavors || jstr(ann, "ordo.dev/flavors", flavors));
+                 (!*flavors || jstr(ann, ANNOT_ADMISSION_FLAVORS, flavors));
         }
     }
     ok = ok && jobj(root, "target", &target) &&
@@ -229,11 +230,13 @@ static void bind_done(void *data, const struct kreq_result *res)
         kb->st.bound++;
         LOG_V(2, "bound pod=\"%s\" node=\"%s\"", op->key, op->node);
         scheduler_pod_bound(kb->s, op->key);
+        kube_status_scheduled(kb, op->key);
     } else if (res->status == 409 &&
                (other = assigned_node(res->body, nb, sizeof(nb))) &&
                strcmp(other, op->node) == 0) {
         kb->st.bound++; /* an earlier try of ours went through */
         scheduler_pod_bound(kb->s, op->key);
+        kube_status_scheduled(kb, op->key);
     } else if (res->status == 409) {
         kb->st.bind_conflicts++;
         LOG_W("bind pod %s to %s: conflict (%s); reading it again", op->key,
@@ -291,6 +294,7 @@ static void get_done(void *data, const struct kreq_result *res)
 int kube_evict_pod_of(void *data, const struct pod *p)
 {
     struct kube_backend *kb = data;
+    kube_status_preempted(kb, p);
     return kube_evict_pod(&kb->ke, p);
 }
 

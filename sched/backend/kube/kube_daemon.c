@@ -1,6 +1,6 @@
-/* kube_daemon.c - the event loop of ordo-scheduler against a cluster, and
- * the small kubeconfig reader it uses until a full one replaces it (see
- * kube_daemon.h). */
+/* kube_daemon.c - the event loop of ordo-scheduler against a cluster: the
+ * connection from kubeconfig.h and the flags, the request queue, the
+ * backend and the scheduler (see kube_daemon.h). */
 #include "kube_daemon.h"
 
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "doc.h"
 #include "kube_backend.h"
+#include "kubeconfig.h"
 #include "log.h"
 
 #define LOOP_WAIT_MS   200 /* longest poll: signals are seen this fast */
@@ -24,97 +24,6 @@ static void on_signal(int sig)
 {
     (void)sig;
     stop_requested = 1;
-}
-
-void kube_daemon_conn_release(struct kube_conn *c)
-{
-    if (!c)
-        return;
-    free(c->server);
-    free(c->token);
-    free(c->ca_file);
-    *c = (struct kube_conn){0};
-}
-
-static const char *scalar(const struct doc_node *map, const char *key)
-{
-    const struct doc_node *n = doc_map_get(map, key);
-    const char *s = NULL;
-    return n && !doc_is_null(n) && doc_get_string(n, &s) == 0 && *s ? s : NULL;
-}
-
-/* The entry of seq (clusters, users, contexts) called name: its field. */
-static const struct doc_node *named(const struct doc_node *root,
-                                    const char *seq, const char *name,
-                                    const char *field)
-{
-    const struct doc_node *list = doc_map_get(root, seq);
-    for (size_t i = 0; list && list->type == DOC_SEQ && i < list->n; i++) {
-        const char *n = scalar(list->items[i], "name");
-        if (n && name && strcmp(n, name) == 0)
-            return doc_map_get(list->items[i], field);
-    }
-    return NULL;
-}
-
-static char *dup_rel(const char *path, const char *file)
-{
-    if (!file)
-        return NULL;
-    const char *slash = strrchr(path, '/');
-    char *out = NULL;
-    if (file[0] == '/' || !slash)
-        return strdup(file);
-    if (asprintf(&out, "%.*s/%s", (int)(slash - path), path, file) < 0)
-        return NULL;
-    return out;
-}
-
-int kube_daemon_read_kubeconfig(const char *path, const char *context,
-                                struct kube_conn *ret, struct err *e)
-{
-    *ret = (struct kube_conn){0};
-    struct doc *d = NULL;
-    int r = doc_load_file(path, &d, e);
-    if (r < 0)
-        return r;
-    const struct doc_node *root = d->n_docs ? d->docs[0] : NULL;
-    const char *ctx = context ? context : scalar(root, "current-context");
-    const struct doc_node *c =
-        ctx ? named(root, "contexts", ctx, "context") : NULL;
-    const struct doc_node *cl =
-        c ? named(root, "clusters", scalar(c, "cluster"), "cluster") : NULL;
-    const struct doc_node *user =
-        c ? named(root, "users", scalar(c, "user"), "user") : NULL;
-    if (!ctx)
-        r = err_set(e, EINVAL, "%s: no current-context, and none was given",
-                    path);
-    else if (!c)
-        r = err_set(e, EINVAL, "%s: no context \"%s\"", path, ctx);
-    else if (!cl || !scalar(cl, "server"))
-        r = err_set(e, EINVAL, "%s: context \"%s\": its cluster has no server",
-                    path, ctx);
-    if (r == 0) {
-        bool insecure = false;
-        const struct doc_node *in = doc_map_get(cl, "insecure-skip-tls-verify");
-        if (in && doc_get_bool(in, &insecure) < 0)
-            r = err_set(e, EINVAL,
-                        "%s: insecure-skip-tls-verify: expected a boolean",
-                        path);
-        ret->insecure = insecure;
-        ret->server = strdup(scalar(cl, "server"));
-        ret->ca_file = dup_rel(path, scalar(cl, "certificate-authority"));
-        ret->token = user && scalar(user, "token")
-                         ? strdup(scalar(user, "token"))
-                         : NULL;
-        if (!ret->server ||
-            (scalar(cl, "certificate-authority") && !ret->ca_file))
-            r = err_set(e, ENOMEM, "%s: out of memory", path);
-    }
-    doc_free(d);
-    if (r < 0)
-        kube_daemon_conn_release(ret);
-    return r;
 }
 
 static int64_t wall_ns(void)
@@ -159,7 +68,12 @@ static int loop(struct scheduler *s, struct kube_backend *kb,
                 LOG_E("scheduling cycle: %s", strerror(-r));
             else if (r > 0)
                 LOG_V(1, "admitted=%d", r);
+            if ((r = kube_backend_write_status(kb)) < 0)
+                LOG_E("status writes: %s", strerror(-r));
         }
+        /* At the write queue's rate, whatever the cycle did. */
+        if ((r = kube_backend_drain_writes(kb)) < 0)
+            LOG_E("status writes: %s", strerror(-r));
         if (m - last_retry >= EVICT_RETRY_NS) {
             last_retry = m;
             kube_backend_retry_evictions(kb);
@@ -176,30 +90,61 @@ static void install_signals(void)
     sigaction(SIGINT, &sa, NULL);
 }
 
+/* A 401: the exec plugin runs again, the token file is read again. */
+static void on_unauthorized(void *data)
+{
+    LOG_W("the API server refused our credentials (401); fetching them "
+          "again");
+    kubeconfig_invalidate(data);
+}
+
+/* Whether a kubeconfig (or in-cluster) is read: not with --server alone,
+ * whose server would otherwise get the kubeconfig's credentials. */
+static bool wants_kubeconfig(const struct kube_daemon_options *opt)
+{
+    return opt->kubeconfig || opt->context || !opt->server;
+}
+
 int kube_daemon_run(const struct sched_config *cfg,
                     const struct plugin_registry *plugins,
                     const struct kube_daemon_options *opt)
 {
-    struct kube_conn conn = {0};
     struct err e;
+    struct kubeconfig *conf = NULL;
     struct kclient *kc = NULL;
     struct krequests *q = NULL;
     struct kube_backend *kb = NULL;
     struct scheduler *s = NULL;
     int rc = 1, r;
-    if (opt->kubeconfig && kube_daemon_read_kubeconfig(
-                               opt->kubeconfig, opt->context, &conn, &e) < 0) {
-        fprintf(stderr, "ordo-scheduler: --kubeconfig: %s\n", e.msg);
-        return 1;
-    }
     struct kclient_options ko = {
-        .base_url = opt->server ? opt->server : conn.server,
-        .bearer_token = opt->token ? opt->token : conn.token,
-        .ca_file = opt->ca_file ? opt->ca_file : conn.ca_file,
-        .insecure_skip_verify = opt->insecure_skip_verify || conn.insecure,
         /* Lists of a large cluster come in pages, each one may be big. */
         .max_response_bytes = (size_t)64 << 20,
     };
+    if (wants_kubeconfig(opt)) {
+        struct kubeconfig_load_options lo = {.kubeconfig = opt->kubeconfig,
+                                             .context = opt->context};
+        kubeconfig_options_from_env(&lo);
+        if (kubeconfig_load(&lo, &conf, &e) < 0) {
+            fprintf(stderr, "ordo-scheduler: %s\n", e.msg);
+            return 1;
+        }
+        kubeconfig_client_options(conf, &ko);
+        LOG_I("using %s", kubeconfig_describe(conf));
+    }
+    /* The flags win over the kubeconfig's fields, as kubectl's do. */
+    if (opt->server)
+        ko.base_url = opt->server;
+    if (opt->token) {
+        ko.bearer_token = opt->token;
+        ko.cred = NULL;
+    }
+    if (opt->ca_file) {
+        ko.ca_file = opt->ca_file;
+        ko.ca_data = NULL;
+        ko.ca_len = 0;
+    }
+    if (opt->insecure_skip_verify)
+        ko.insecure_skip_verify = true;
     if (!ko.base_url) {
         fprintf(stderr, "ordo-scheduler: no API server: give --kubeconfig "
                         "FILE or --server URL\n");
@@ -211,9 +156,15 @@ int kube_daemon_run(const struct sched_config *cfg,
         goto out;
     }
     struct krequest_options qo = {.qps = opt->qps, .burst = opt->burst};
+    if (conf && ko.cred) {
+        qo.on_unauthorized = on_unauthorized;
+        qo.auth_data = conf;
+    }
     struct kube_backend_options bo = {
         .evict_grace_seconds = opt->evict_grace_seconds,
         .lease_namespace = opt->lease_namespace,
+        .write_status = true,
+        .workloads_off = opt->no_workload_writes,
     };
     if ((r = krequests_new(kc, &qo, &q)) < 0 ||
         (r = kube_backend_new(kc, q, &bo, &kb)) < 0 ||
@@ -231,11 +182,12 @@ int kube_daemon_run(const struct sched_config *cfg,
         LOG_I("stopping");
     rc = r < 0 ? 1 : 0;
 out:
-    /* The backend's requests first, then what they ran on. */
+    /* The backend's requests first, then what they ran on; the kubeconfig
+     * (the client's credential source) last. */
     kube_backend_free(kb);
     krequests_free(q);
     kclient_free(kc);
     scheduler_free(s);
-    kube_daemon_conn_release(&conn);
+    kubeconfig_free(conf);
     return rc;
 }

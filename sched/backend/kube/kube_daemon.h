@@ -3,13 +3,15 @@
  * the scheduler, scheduler_run() when something changed and every informer
  * synced, wall-clock time. SIGTERM and SIGINT end it cleanly.
  *
- * Connection settings come from --server/--token or from a kubeconfig
- * (kube_daemon_read_kubeconfig(): current or named context, its cluster's
- * server, certificate-authority and insecure-skip-tls-verify, its user's
- * token). A fuller reader (exec credentials, client certificates,
- * in-cluster) is meant to replace it behind the same call:
- *   int kubeconfig_load(const char *path, const char *context,
- *                       struct kclient_options *ret, struct err *e); */
+ * The connection comes from core/kube/kubeconfig.h: --kubeconfig FILE,
+ * else KUBECONFIG or $HOME/.kube/config, else in-cluster; --context NAME
+ * picks a context. --server alone reads no kubeconfig. --server, --token,
+ * --certificate-authority and --insecure-skip-tls-verify win over the
+ * kubeconfig's fields. A 401 calls kubeconfig_invalidate() (exec and
+ * tokenFile credentials are fetched again) through krequest.h.
+ *
+ * After each cycle the backend writes status (kube_status.h): Workload
+ * objects (not with no_workload_writes), queue and pod status, Events. */
 #ifndef ORDO_KUBE_DAEMON_H
 #define ORDO_KUBE_DAEMON_H
 
@@ -21,26 +23,14 @@
 #include "sched_config.h"
 
 struct kube_daemon_options {
-    const char *kubeconfig, *context;     /* NULL: none / the current one */
+    const char *kubeconfig, *context;     /* NULL: KUBECONFIG / current */
     const char *server, *token, *ca_file; /* over the kubeconfig's */
     bool insecure_skip_verify;
     uint32_t qps, burst;         /* 0: krequest.h's defaults */
     int64_t evict_grace_seconds; /* < 0: the pod's own */
     const char *lease_namespace; /* NULL: kube-system */
+    bool no_workload_writes;     /* no Workload objects (Kueue's own) */
 };
-
-/* What a kubeconfig says (strings owned by the struct; release with
- * kube_daemon_conn_release()). */
-struct kube_conn {
-    char *server, *token, *ca_file;
-    bool insecure;
-};
-
-/* Reads path's context (NULL: current-context). 0, or a negative errno
- * with e naming the file and what is missing. */
-int kube_daemon_read_kubeconfig(const char *path, const char *context,
-                                struct kube_conn *ret, struct err *e);
-void kube_daemon_conn_release(struct kube_conn *c);
 
 /* Runs until SIGTERM/SIGINT. 0 when stopped by a signal, 1 on an error
  * (printed). */

@@ -4,6 +4,8 @@
 #define ORDO_KUBE_INT_H
 
 #include "kube_backend.h"
+#include "kube_events.h"
+#include "kube_writes.h"
 
 /* A watched resource (kube_put.c): its collection (NULL: the Leases of
  * the lease namespace), kind and apiVersion, and the object kind it
@@ -44,6 +46,12 @@ struct kube_backend {
     bool started, changed;
     struct kube_op *ops;
     struct kube_backend_stats st;
+    /* Status writes (kube_status.c). */
+    struct kube_writes writes;
+    struct kube_write_op *write_ops; /* in flight (kube_status.c) */
+    struct kube_recorder rec;
+    char *last_preempted; /* workload of the last Preempted event */
+    uint32_t last_preempted_evictions;
 };
 
 /* An object from the API server (JSON) decoded and sent to the scheduler

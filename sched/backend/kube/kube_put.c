@@ -10,6 +10,7 @@
 #include "decode.h"
 #include "doc.h"
 #include "kube_int.h"
+#include "kube_status.h"
 #include "log.h"
 
 #define KUEUE "/apis/kueue.x-k8s.io/v1beta2/"
@@ -125,6 +126,7 @@ static void reject(struct kube_backend *kb, struct json_object *obj,
     (void)kind;
     (void)key;
     LOG_W("skipped: %s", why);
+    kube_status_rejected(kb, obj, why);
     if (kb->opt.rejected)
         kb->opt.rejected(kb->opt.hook_data, obj, why);
 }

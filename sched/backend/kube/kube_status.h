@@ -1,0 +1,35 @@
+/* kube_status.h - the status the Kubernetes backend writes back: after
+ * each scheduler_run() the Workload objects, ClusterQueue and LocalQueue
+ * status and the PodScheduled condition of pods that wait go into the
+ * write queue (kube_writes.h, which sends only what changed), with the
+ * Events Scheduled, FailedScheduling (when a pod's reason changes),
+ * Preempted and one on each object the decoder refused; the queue drains
+ * through krequest.h, asynchronously, and a write that fails is sent
+ * whole again (kube_writes_failed()). Off unless
+ * kube_backend_options.write_status. */
+#ifndef ORDO_KUBE_STATUS_H
+#define ORDO_KUBE_STATUS_H
+
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+struct kube_backend;
+struct pod;
+
+#define KUBE_STATUS_RATE  50  /* writes a second */
+#define KUBE_STATUS_BURST 200 /* at once */
+
+/* Sets the queue and the event recorder up (when write_status). 0 or
+ * -ENOMEM. */
+int kube_status_init(struct kube_backend *kb);
+/* Cancels the writes in flight and frees the queue and the recorder. */
+void kube_status_release(struct kube_backend *kb);
+
+/* Events on what the backend did (no-ops when writes are off). */
+void kube_status_scheduled(struct kube_backend *kb, const char *pod_key);
+void kube_status_preempted(struct kube_backend *kb, const struct pod *p);
+void kube_status_rejected(struct kube_backend *kb, struct json_object *obj,
+                          const char *why);
+
+#endif
