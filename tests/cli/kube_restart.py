@@ -4,7 +4,7 @@ official Python client (python3-kubernetes) against ordo-kube-emu.
 
   kube_restart.py setup KUBECONFIG PODS SEED   queues, nodes, gangs of Jobs
   kube_restart.py kill KUBECONFIG AUDIT PID N  SIGKILL PID after N binds, mid-gang
-  kube_restart.py split KUBECONFIG             exit 0 when a Job is half bound
+  kube_restart.py split KUBECONFIG [-v]        exit 0 when a Job is half bound
   kube_restart.py settled KUBECONFIG           exit 0 when nothing is left to do
   kube_restart.py check KUBECONFIG AUDIT SERVER TOKEN   the assertions
 
@@ -323,9 +323,12 @@ def main(argv):
         return 0
     if len(argv) == 6 and argv[1] == "kill":
         return kill_mid_gang(argv[2], argv[3], int(argv[4]), int(argv[5]))
-    if len(argv) == 3 and argv[1] == "split":
+    if len(argv) in (3, 4) and argv[1] == "split":
         jobs, by_job, _ = state(argv[2])
-        return 0 if split_jobs(jobs, by_job) else 1
+        split = split_jobs(jobs, by_job)
+        if len(argv) == 4:
+            print("half bound: " + (" ".join(split) or "none"))
+        return 0 if split else 1
     if len(argv) == 3 and argv[1] == "settled":
         jobs, by_job, quota = state(argv[2])
         return 0 if not split_jobs(jobs, by_job) and not left_out(jobs, by_job, quota) else 1

@@ -77,8 +77,8 @@ check "SIGKILL in the middle of binding" 0 "killed after" -- \
 kill -KILL "$s1" 2>/dev/null  # the helper timed out: end it anyway
 wait "$s1" 2>/dev/null
 s1=
-helper split "$tmp/kubeconfig" && split="a gang half bound" || split="no gang half bound"
-echo "# at the kill: $(binds sched-1) binds, $split"
+echo "# $(grep killed <<<"$last_out"); $(binds sched-1) binds in the audit;" \
+    "$(helper split "$tmp/kubeconfig" -v)"
 
 sched secret-2 >"$tmp/sched2.log" 2>&1 &
 s2=$!
