@@ -404,9 +404,10 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_host_checks.sh tests/cli/test_layers.sh \
 	tests/cli/test_backend_line.sh tests/cli/test_checks.sh \
 	tests/cli/test_explain.sh tests/cli/test_validate.sh \
-	tests/cli/test_kube_e2e.sh tests/cli/test_kube_cli.sh
+	tests/cli/test_kube_e2e.sh tests/cli/test_kube_cli.sh \
+	tests/cli/test_kube_restart.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/data tests/fuzz tests/bench examples docs
+EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/kube_restart.py tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
 	ORDO_TEST_DATA='$(abs_top_srcdir)/tests/data'; export ORDO_TEST_DATA; \
 	ORDO_SCHEDULER='$(abs_top_builddir)/sched/ordo-scheduler'; export ORDO_SCHEDULER; \
@@ -581,3 +582,15 @@ stress: tests/stress/random_runs sched/ordo-scheduler $(plugin_LTLIBRARIES)
 	ORDO_SCHEDULER='$(abs_top_builddir)/sched/ordo-scheduler' ./tests/stress/random_runs $(STRESS_ARGS)
 .PHONY: stress
 EXTRA_DIST += tests/stress
+
+# ---- restart under load ------------------------------------------------
+# test_kube_restart.sh (SIGKILL while binding, a second scheduler takes
+# over) with more pods: `make restart-stress RESTART_PODS=N RESTART_SEED=S`.
+RESTART_PODS = 2000
+RESTART_SEED = 1
+restart-stress: sched/ordo-scheduler tests/kube-emu/ordo-kube-emu \
+		$(plugin_LTLIBRARIES)
+	$(AM_TESTS_ENVIRONMENT) ORDO_RESTART_PODS=$(RESTART_PODS) \
+	ORDO_RESTART_SEED=$(RESTART_SEED) \
+	$(SHELL) $(srcdir)/tests/cli/test_kube_restart.sh
+.PHONY: restart-stress
