@@ -298,44 +298,15 @@ static int validate(const struct options *o, char **paths, int n)
     return rc;
 }
 
-static int simulate(const struct options *o, char **paths, int n)
-{
-    struct sched_config cfg;
-    struct plugin_registry plugins;
-    struct err e;
-    struct plugin_path path = {0};
-    int rc = 1;
-    config_init_defaults(&cfg);
-    if (o->config && config_load_checked(&cfg, o->config, o->strict,
-                                         print_config_warning, NULL, &e) < 0) {
-        fprintf(stderr, "ordo-scheduler: --config: %s\n", e.msg);
-        goto out;
-    }
-    if (search_path(o, &cfg, &path))
-        goto out;
-    if (plugins_start_path(&plugins, &cfg, &path, host_table(), &e) < 0) {
-        fprintf(stderr, "ordo-scheduler: %s\n", e.msg);
-        goto out;
-    }
-    int r = watchdog_start(o->cycle_timeout_set ? o->cycle_timeout_ns
-                                                : cfg.cycle_timeout_ns);
-    if (r < 0) {
-        fprintf(stderr, "ordo-scheduler: cycle watchdog: %s\n", strerror(-r));
-    } else {
-        r = sim_run(&cfg, &plugins, paths, n, &o->sim_opt);
-        rc = r < 0 ? 1 : r == SIM_UNKNOWN_WORKLOAD ? 2 : 0;
-    }
-    watchdog_stop();
-    plugins_stop(&plugins);
-out:
-    plugin_path_release(&path);
-    config_release(&cfg);
-    resid_reset();
-    return rc;
-}
+/* What runs once the plugins are started: returns the exit status. */
+typedef int (*mode_fn)(const struct options *o, const struct sched_config *cfg,
+                       struct plugin_registry *plugins, char **paths, int n);
 
-/* Schedules a cluster until SIGTERM or SIGINT. */
-static int run_cluster(const struct options *o)
+/* Loads --config, starts the plugins of the search path and the cycle
+ * watchdog, runs mode, and stops them again: what --sim and the cluster
+ * mode share. */
+static int with_scheduler(const struct options *o, mode_fn mode, char **paths,
+                          int n)
 {
     struct sched_config cfg;
     struct plugin_registry plugins;
@@ -359,7 +330,7 @@ static int run_cluster(const struct options *o)
     if (r < 0)
         fprintf(stderr, "ordo-scheduler: cycle watchdog: %s\n", strerror(-r));
     else
-        rc = kube_daemon_run(&cfg, &plugins, &o->kube_opt);
+        rc = mode(o, &cfg, &plugins, paths, n);
     watchdog_stop();
     plugins_stop(&plugins);
 out:
@@ -367,6 +338,22 @@ out:
     config_release(&cfg);
     resid_reset();
     return rc;
+}
+
+static int simulate(const struct options *o, const struct sched_config *cfg,
+                    struct plugin_registry *plugins, char **paths, int n)
+{
+    int r = sim_run(cfg, plugins, paths, n, &o->sim_opt);
+    return r < 0 ? 1 : r == SIM_UNKNOWN_WORKLOAD ? 2 : 0;
+}
+
+/* Schedules a cluster until SIGTERM or SIGINT. */
+static int run_cluster(const struct options *o, const struct sched_config *cfg,
+                       struct plugin_registry *plugins, char **paths, int n)
+{
+    (void)paths;
+    (void)n;
+    return kube_daemon_run(cfg, plugins, &o->kube_opt);
 }
 
 /* "-v" last or before another option means -v 1 ("--list-plugins -v"):
@@ -541,8 +528,7 @@ int main(int argc, char **argv)
                         c == OPT_QPS ? "qps" : "burst", optarg);
                 return 2;
             }
-            *(c == OPT_QPS ? &o.kube_opt.qps : &o.kube_opt.burst) =
-                (uint32_t)v;
+            *(c == OPT_QPS ? &o.kube_opt.qps : &o.kube_opt.burst) = (uint32_t)v;
             break;
         }
         case 'v': {
@@ -586,7 +572,7 @@ int main(int argc, char **argv)
                             "manifest file or directory\n");
             return 2;
         }
-        return simulate(&o, argv + optind, argc - optind);
+        return with_scheduler(&o, simulate, argv + optind, argc - optind);
     }
     if (o.kube) {
         if (optind < argc) {
@@ -594,7 +580,7 @@ int main(int argc, char **argv)
                     argv[optind]);
             return 2;
         }
-        return run_cluster(&o);
+        return with_scheduler(&o, run_cluster, NULL, 0);
     }
     if (optind < argc) {
         fprintf(stderr, "ordo-scheduler: unexpected argument \"%s\"\n",
