@@ -14,13 +14,14 @@ src=${ORDO_SRCDIR:?ORDO_SRCDIR not set}
 build=${ORDO_BUILDDIR:?ORDO_BUILDDIR not set}
 plugins=${ORDO_BUILD_PLUGIN_DIR:?ORDO_BUILD_PLUGIN_DIR not set}
 . "$(dirname "$0")/lib.sh"
+. "$src/tests/kube-emu/lib_quickstart.sh"
 
 emu=$build/tests/kube-emu/ordo-kube-emu
 if [ ! -x "$emu" ]; then
     echo "SKIP: $emu is not built"
     exit 77
 fi
-kubectl=${KUBECTL:-$(command -v kubectl || true)}
+kubectl=$(qs_find_kubectl)
 if [ -z "$kubectl" ] || ! python3 -c 'import yaml' 2>/dev/null; then
     echo "SKIP: needs kubectl, python3 and python3-yaml"
     exit 77
@@ -36,25 +37,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The quickstart as a cluster gets it: Jobs and JobSets created suspended
-# (Kueue's webhook does that), every workload at once (no sim-arrival).
-# The simulator reads the same files.
+# The quickstart as a cluster gets it (lib_quickstart.sh): Jobs and
+# JobSets suspended, every workload at once.
 qs=$tmp/quickstart
-mkdir "$qs"
-python3 - "$src/examples/quickstart" "$qs" <<'PY'
-import os, sys, yaml
-src, dst = sys.argv[1:]
-for f in sorted(os.listdir(src)):
-    if not f.endswith(".yaml"):
-        continue
-    docs = [d for d in yaml.safe_load_all(open(os.path.join(src, f))) if d]
-    for d in docs:
-        d.get("metadata", {}).get("annotations", {}).pop(
-            "ordo.dev/sim-arrival", None)
-        if d["kind"] in ("Job", "JobSet"):
-            d["spec"]["suspend"] = True
-    yaml.safe_dump_all(docs, open(os.path.join(dst, f), "w"))
-PY
+qs_prepare "$src/examples/quickstart" "$qs"
 
 # Pods run for their ordo.dev/sim-runtime, 600 times faster. TLS: kubectl
 # sends its token only over it; the kubeconfig carries the CA as data.
@@ -78,13 +64,7 @@ sched_pid=$!
 deadline=$((SECONDS + limit))
 
 # While workloads run, kubectl get clusterqueues shows them admitted.
-cq_admitted() {
-    k get clusterqueues -o json | python3 -c '
-import json, sys
-items = json.load(sys.stdin)["items"]
-adm = sum(o.get("status", {}).get("admittedWorkloads") or 0 for o in items)
-sys.exit(0 if adm > 0 else 1)' && k get clusterqueues -o wide
-}
+cq_admitted() { qs_cq_admitted && k get clusterqueues -o wide; }
 until cq_admitted >/dev/null 2>&1 || [ $SECONDS -ge $deadline ]; do
     sleep 0.2
 done
@@ -92,20 +72,7 @@ check "kubectl get clusterqueues: admitted counts" 0 "ADMITTED WORKLOADS" -- \
     cq_admitted
 
 # Every Job complete or failed, every plain pod ended or gone.
-all_done() {
-    k get jobs,pods -A -o json | python3 -c '
-import json, sys
-items = json.load(sys.stdin)["items"]
-def ended(o):
-    if o["kind"] == "Job":
-        return any(c.get("type") in ("Complete", "Failed") and
-                   c.get("status") == "True"
-                   for c in o.get("status", {}).get("conditions", []))
-    if o["metadata"].get("ownerReferences"):
-        return True  # a Job pod: its Job says
-    return o.get("status", {}).get("phase") in ("Succeeded", "Failed")
-sys.exit(0 if items and all(ended(o) for o in items) else 1)'
-}
+all_done() { qs_all_done; }
 until all_done || [ $SECONDS -ge $deadline ]; do
     sleep 1
 done
@@ -144,13 +111,7 @@ until wl_finished >/dev/null 2>&1 || [ $SECONDS -ge $deadline ]; do
 done
 check "kubectl get workloads -A: --sim's workloads, every one Finished" 0 \
     "missing: [] unknown: [] unfinished: []" -- wl_finished
-waited=$(k get events -A -o json | python3 -c '
-import json, sys
-for e in json.load(sys.stdin)["items"]:
-    o = e.get("involvedObject") or e.get("regarding") or {}
-    if e.get("reason") == "FailedScheduling" and o.get("kind") == "Pod":
-        print(o["namespace"], o["name"])
-        break')
+waited=$(qs_waited_pod)
 check "a pod that waited has a FailedScheduling event" 0 "" -- test -n "$waited"
 check "kubectl describe pod shows it" 0 "FailedScheduling" -- \
     k describe pod -n ${waited% *} ${waited#* }
