@@ -20,6 +20,7 @@ KUBE_EMU_TESTS = tests/kube-emu/test_emu_kubectl.sh \
 	tests/kube-emu/test_emu_python.py
 TESTS += $(KUBE_EMU_TESTS)
 EXTRA_DIST += $(KUBE_EMU_TESTS) tests/kube-emu/lib_emu.sh \
+	tests/kube-emu/lib_quickstart.sh \
 	tests/kube-emu/openapi tests/kube-emu/data
 # The selectors, patches and store on their own, and emu_proc.[ch], how a
 # C test runs the emulator as a child process (for the kube backend's
