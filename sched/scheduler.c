@@ -164,7 +164,23 @@ int scheduler_pod_bound(struct scheduler *s, const char *key)
     return cluster_pod(&s->cluster, key) ? 0 : -ENOENT;
 }
 
+/* Another pod of w than p is bound, or has a bind in flight (both are
+ * PODSTATE_BOUND: a pod is assumed where its bind goes). */
+static bool others_bound(const struct workload *w, const struct pod *p)
+{
+    for (size_t i = 0; i < w->n_pods; i++)
+        if (w->pods[i] != p && w->pods[i]->state == PODSTATE_BOUND)
+            return true;
+    return false;
+}
+
 int scheduler_pod_bind_failed(struct scheduler *s, const char *key)
+{
+    return scheduler_pod_bind_failed_why(s, key, NULL);
+}
+
+int scheduler_pod_bind_failed_why(struct scheduler *s, const char *key,
+                                  const char *why)
 {
     struct pod *p = cluster_pod(&s->cluster, key);
     if (!p)
@@ -178,14 +194,37 @@ int scheduler_pod_bind_failed(struct scheduler *s, const char *key)
               p->obj->u.pod.spec.node_name);
         return 0;
     }
+    const char *node = p->node->name;
+    struct workload *w = p->wl;
+    bool gang = w && w->state == WL_ADMITTED && !w->evicting && !w->stopping &&
+                others_bound(w, p);
+    if (gang) {
+        /* A gang is never left split: the whole workload is stopped, its
+         * bound pods evicted, and it queues again when they are gone. */
+        snprintf(w->stop_why, sizeof(w->stop_why),
+                 "bind of pod %s to node %s failed: %s", key, node,
+                 why && *why ? why : "refused");
+        LOG_W("workload %s: %s; the gang is evicted and queued again", w->key,
+              w->stop_why);
+    }
     node_charge(p->node, p, -1);
     p->node = NULL;
     pod_set_state(&s->cluster, p, PODSTATE_PENDING);
     cluster_wake_parked(&s->cluster);
+    if (!w || w->dead || w->state != WL_ADMITTED)
+        return 0;
+    if (gang)
+        return cluster_mark_stop(&s->cluster, w);
+    if (w->evicting) {
+        /* Stopped already: this pod was the last it waited for. */
+        if (w->pods_bound == 0)
+            workload_requeue_evicted(&s->cluster, w);
+        return 0;
+    }
+    if (w->stopping)
+        return 0;
     /* Placed again within its admission (place_stragglers). */
-    if (p->wl && p->wl->state == WL_ADMITTED)
-        return cluster_mark_straggler(&s->cluster, p->wl);
-    return 0;
+    return cluster_mark_straggler(&s->cluster, w);
 }
 
 int scheduler_evict_outcome(struct scheduler *s, const char *key,

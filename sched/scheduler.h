@@ -130,10 +130,18 @@ int scheduler_job_status(struct scheduler *s, enum object_kind kind,
 
 /* A bind that returned BACKEND_STARTED ended: bound (nothing changes: the
  * pod was assumed there), or failed (the scheduler takes the pod off its
- * node; its admitted workload places it again, within its admission, at
- * the next scheduler_run()). A pod no longer where the bind put it is no
- * change. 0 or -ENOENT. */
+ * node). After a failure, a workload another of whose pods is bound or
+ * has a bind in flight (a gang) is never left split: it is stopped whole
+ * (its bound pods evicted, the reason naming the pod and why, as
+ * evicted_by), and queues again when they are gone. Otherwise its
+ * admitted workload places the pod again, within its admission, at the
+ * next scheduler_run(). A pod no longer where the bind put it is no
+ * change. why: the backend's words ("node n1 not found", "pod deleted",
+ * "lost a race"), or NULL. 0 or -ENOENT. */
 int scheduler_pod_bound(struct scheduler *s, const char *key);
+int scheduler_pod_bind_failed_why(struct scheduler *s, const char *key,
+                                  const char *why);
+/* scheduler_pod_bind_failed_why without a why. */
 int scheduler_pod_bind_failed(struct scheduler *s, const char *key);
 
 /* How the eviction of pod key went (the backend's words: "deleted",

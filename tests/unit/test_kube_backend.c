@@ -12,6 +12,7 @@
 
 #include "fake_apiserver.h"
 #include "kube_backend.h"
+#include "kube_workload.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
@@ -357,6 +358,59 @@ static void test_jobset_child_pods(void **state)
     env_free(&e);
 }
 
+#define GANG_POD(i)                                                            \
+    "{\"metadata\":{\"name\":\"g-" i "\",\"namespace\":\"default\","           \
+    "\"uid\":\"pu-" i "\",\"ownerReferences\":[{\"apiVersion\":\"batch/v1\","  \
+    "\"kind\":\"Job\",\"name\":\"g\",\"uid\":\"ju\",\"controller\":true}]},"   \
+    "\"spec\":{" CONTAINERS "}}"
+
+/* A gang of two whose second bind goes to a node deleted meanwhile: not
+ * left split, the bound pod is evicted and the Workload says why. */
+static void test_gang_bind_to_deleted_node(void **state)
+{
+    struct env e;
+    env_new(&e, state);
+    script_pods(
+        LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":" CQ_SPEC("4") "}"),
+        LIST(GANG_POD("0") "," GANG_POD("1")));
+    fake_rule("GET", "/apis/batch/v1/jobs", 200,
+              LIST("{\"metadata\":{\"name\":\"g\",\"namespace\":\"default\","
+                   "\"uid\":\"ju\",\"labels\":{\"kueue.x-k8s.io/queue-name\":"
+                   "\"lq\"}},\"spec\":{\"parallelism\":2,\"template\":{"
+                   "\"spec\":{" CONTAINERS "}}}}"))
+        ->query = "limit";
+    fake_rule("POST", "/api/v1/namespaces/default/pods/g-0/binding", 201, "{}");
+    fake_rule("POST", "/api/v1/namespaces/default/pods/g-1/binding", 404,
+              "{\"kind\":\"Status\",\"code\":404,\"reason\":\"NotFound\","
+              "\"message\":\"nodes \\\"n1\\\" not found\",\"details\":{"
+              "\"name\":\"n1\",\"kind\":\"nodes\"}}");
+    fake_rule("POST", "/api/v1/namespaces/default/pods/g-0/eviction", 201,
+              "{}");
+    start(&e);
+    /* Evictions go through the client's own requests. */
+    for (int i = 0; i < 400 && kclient_pending(e.kc) > 0; i++)
+        assert_true(krequests_process(e.q, 20) >= 0);
+    assert_int_equal(kclient_pending(e.kc), 0);
+    struct kube_backend_stats st;
+    kube_backend_get_stats(e.kb, &st);
+    assert_int_equal(st.binds, 2);
+    assert_int_equal(st.bind_failed, 1);
+    /* Not placed again within the admission: the bound pod is evicted. */
+    assert_null(find("POST", "/api/v1/namespaces/default/pods/g-1/binding", 1));
+    assert_non_null(
+        find("POST", "/api/v1/namespaces/default/pods/g-0/eviction", 0));
+    const struct workload *w = fx_wl(e.f, "default/g");
+    assert_true(w->evicting);
+    assert_contains(w->evicted_by, "bind of pod default/g-1 to node");
+    assert_contains(w->evicted_by, "deleted");
+    char msg[512];
+    assert_string_equal(kube_workload_eviction(scheduler_cluster(e.f->s), w,
+                                               NULL, msg, sizeof(msg), NULL),
+                        "BindFailed");
+    assert_contains(msg, "default/g-1");
+    env_free(&e);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 static int group_setup(void **state)
@@ -372,9 +426,10 @@ static int group_teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_bind_annotations),    T(test_conflict_same_node),
-        T(test_lost_race_reads_pod), T(test_unclear_answer_resolved),
-        T(test_rejected_skipped),    T(test_jobset_child_pods),
+        T(test_bind_annotations),          T(test_conflict_same_node),
+        T(test_lost_race_reads_pod),       T(test_unclear_answer_resolved),
+        T(test_rejected_skipped),          T(test_jobset_child_pods),
+        T(test_gang_bind_to_deleted_node),
     };
     return cmocka_run_group_tests_name("kube_backend", tests, group_setup,
                                        group_teardown);
