@@ -113,6 +113,8 @@ int kube_backend_start(struct kube_backend *kb, struct scheduler *s)
     /* kube_evict reads the cluster only; its pointer is not const. */
     kube_evict_init(&kb->ke, kb->kc, (struct cluster *)scheduler_cluster(s),
                     kb->opt.evict_grace_seconds);
+    kb->ke.refused = kube_status_evict_refused;
+    kb->ke.hook_data = kb;
     kb->started = true;
     int e = kube_status_init(kb);
     if (e < 0)

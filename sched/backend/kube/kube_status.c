@@ -268,3 +268,23 @@ void kube_status_rejected(struct kube_backend *kb, struct json_object *obj,
         kube_events_record(&kb->rec, now_of(kb), &o, "Warning", "Rejected",
                            why);
 }
+
+void kube_status_evict_refused(void *data, const char *pod_key, const char *why,
+                               bool first)
+{
+    struct kube_backend *kb = data;
+    (void)first; /* the recorder counts repeats on one Event */
+    if (!kb->opt.write_status || !kb->s)
+        return;
+    const struct pod *p = cluster_get_pod(scheduler_cluster(kb->s), pod_key);
+    if (!p || !p->obj)
+        return;
+    struct kube_event_obj o = {.api_version = "v1",
+                               .kind = "Pod",
+                               .ns = p->obj->meta.namespace_,
+                               .name = p->obj->meta.name,
+                               .uid = p->obj->meta.uid};
+    if (kube_events_record(&kb->rec, now_of(kb), &o, "Warning",
+                           "EvictionRefused", why) < 0)
+        LOG_V(1, "EvictionRefused event of %s: not recorded", pod_key);
+}

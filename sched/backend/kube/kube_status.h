@@ -10,6 +10,7 @@
 #ifndef ORDO_KUBE_STATUS_H
 #define ORDO_KUBE_STATUS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <json-c/json.h>
@@ -31,5 +32,10 @@ void kube_status_scheduled(struct kube_backend *kb, const char *pod_key);
 void kube_status_preempted(struct kube_backend *kb, const struct pod *p);
 void kube_status_rejected(struct kube_backend *kb, struct json_object *obj,
                           const char *why);
+/* kube_evict's refused hook (data: the backend): a Warning Event
+ * EvictionRefused on the pod, its message why; the recorder makes
+ * repeats one Event with a count. */
+void kube_status_evict_refused(void *data, const char *pod_key, const char *why,
+                               bool first);
 
 #endif
