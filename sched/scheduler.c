@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changes.h"
 #include "cycle.h"
 #include "log.h"
 #include "queue.h"
@@ -105,6 +106,40 @@ int scheduler_take_usage_changed(struct scheduler *s, const struct cq ***ret,
     int r = cluster_take_usage_changed(&s->cluster, &v, ret_n);
     *ret = (const struct cq **)v;
     return r;
+}
+
+int scheduler_take_changes(struct scheduler *s, struct scheduler_changes *ret)
+{
+    char **v[CHANGES_KINDS];
+    size_t n[CHANGES_KINDS];
+    *ret = (struct scheduler_changes){0};
+    int r = changes_take(&s->cluster, v, n, &ret->all);
+    if (r < 0)
+        return r;
+    ret->workloads = v[CHANGES_WORKLOADS];
+    ret->n_workloads = n[CHANGES_WORKLOADS];
+    ret->cqs = v[CHANGES_CQS];
+    ret->n_cqs = n[CHANGES_CQS];
+    ret->lqs = v[CHANGES_LQS];
+    ret->n_lqs = n[CHANGES_LQS];
+    return 0;
+}
+
+static void free_strv(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+void scheduler_changes_release(struct scheduler_changes *ch)
+{
+    if (!ch)
+        return;
+    free_strv(ch->workloads, ch->n_workloads);
+    free_strv(ch->cqs, ch->n_cqs);
+    free_strv(ch->lqs, ch->n_lqs);
+    *ch = (struct scheduler_changes){0};
 }
 
 /* ---- events in ---------------------------------------------------------- */

@@ -190,4 +190,22 @@ int scheduler_queue_position(struct scheduler *s, const char *key,
 int scheduler_take_usage_changed(struct scheduler *s, const struct cq ***ret,
                                  uint32_t *ret_n);
 
+/* What changed since the last call, for a backend that writes status
+ * back: the keys of workloads whose record changed (state, pods, reason,
+ * history) or that left the cluster (cluster_get_workload() finds none),
+ * and the names of the ClusterQueues and keys ("ns/name") of the
+ * LocalQueues they were in. all: treat everything as changed (the first
+ * call, which starts the tracking, or a change lost to no memory). The
+ * strings and arrays are the caller's: scheduler_changes_release(). The
+ * cost is the changes', not the cluster's. 0 or -ENOMEM (nothing lost:
+ * the next call has it). */
+struct scheduler_changes {
+    bool all;
+    char **workloads, **cqs, **lqs;
+    size_t n_workloads, n_cqs, n_lqs;
+};
+int scheduler_take_changes(struct scheduler *s, struct scheduler_changes *ret);
+/* Frees what ch holds and empties it. Accepts NULL. */
+void scheduler_changes_release(struct scheduler_changes *ch);
+
 #endif

@@ -74,6 +74,7 @@ struct kube_backend_stats {
     uint64_t events, rejected, binds, bound, bind_conflicts, bind_unknown,
         bind_failed, resumes, resume_failed;
     uint64_t writes, writes_failed; /* status writes sent, failed */
+    uint64_t status_full;           /* passes that filed everything */
 };
 
 struct kube_backend;
