@@ -6,6 +6,7 @@
  * an object the decoder refuses is skipped and reported. */
 #include "events_helpers.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -581,6 +582,45 @@ static void test_preempted_names_uid(void **state)
     env_free(&e);
 }
 
+static int64_t mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* On the way out the writes the last cycle owes are filed and sent; a
+ * deadline already past sends nothing and says so. */
+static void test_flush_before_exit(void **state)
+{
+    struct env e;
+    env_writes = true;
+    env_new(&e, state);
+    env_writes = false;
+    script_pods(
+        LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":" CQ_SPEC("8") "}"),
+        LIST(PODN("p1", "1")));
+    start_writes(&e);
+    size_t before = fake_srv.n_records;
+    fx_add(e.f, PODN_YAML("p2", "1"));
+    assert_true(scheduler_run(e.f->s) >= 0);
+    /* Past the deadline: filed, not sent. */
+    assert_int_equal(kube_backend_flush(e.kb, 0), -ETIMEDOUT);
+    assert_true(e.kb->writes.n_pending > 0);
+    /* With time: everything goes out and is answered. */
+    assert_int_equal(kube_backend_flush(e.kb, mono_now() + 30 * 1000000000LL),
+                     0);
+    assert_int_equal(e.kb->writes.n_pending, 0);
+    assert_null(e.kb->write_ops);
+    assert_non_null(find("POST",
+                         "/apis/kueue.x-k8s.io/v1beta2/namespaces/default/"
+                         "workloads",
+                         1));
+    assert_true(fake_srv.n_records > before);
+    assert_int_equal(kube_backend_flush(NULL, 0), 0);
+    env_free(&e);
+}
+
 /* A Workload that exists already (409 to its POST, after a restart): its
  * uid is read back. */
 static void test_workload_uid_after_conflict(void **state)
@@ -634,6 +674,7 @@ int main(void)
         T(test_status_writes_follow_changes),
         T(test_workload_uid_after_conflict),
         T(test_preempted_names_uid),
+        T(test_flush_before_exit),
     };
     return cmocka_run_group_tests_name("kube_backend", tests, group_setup,
                                        group_teardown);

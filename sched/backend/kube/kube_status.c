@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kube_int.h"
@@ -598,4 +599,34 @@ void kube_status_evict_refused(void *data, const char *pod_key, const char *why,
     if (kube_events_record(&kb->rec, now_of(kb), &o, "Warning",
                            "EvictionRefused", why) < 0)
         LOG_V(1, "EvictionRefused event of %s: not recorded", pod_key);
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int kube_backend_flush(struct kube_backend *kb, int64_t deadline_ns)
+{
+    if (!kb || !kb->opt.write_status || !kb->s)
+        return 0;
+    int r = kube_backend_write_status(kb); /* what the last cycle changed */
+    while (r >= 0 && (kb->writes.n_pending > 0 || kb->write_ops)) {
+        int64_t now = clock_ns(CLOCK_MONOTONIC);
+        if (now >= deadline_ns)
+            break;
+        /* The write bucket runs on the scheduler's clock: wall time. */
+        int64_t wall = clock_ns(CLOCK_REALTIME);
+        if (wall > now_of(kb))
+            scheduler_clock(kb->s, wall);
+        if ((r = kube_backend_drain_writes(kb)) < 0)
+            break;
+        int64_t left_ms = (deadline_ns - now) / 1000000;
+        r = krequests_process(kb->q, left_ms < 50 ? (int)left_ms : 50);
+    }
+    if (r < 0)
+        return r;
+    return kb->writes.n_pending > 0 || kb->write_ops ? -ETIMEDOUT : 0;
 }
