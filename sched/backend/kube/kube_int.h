@@ -60,6 +60,7 @@ struct kube_backend {
     char **refile;
     size_t n_refile, cap_refile;
     const char *filing;     /* the workload being filed */
+    bool uid_learned;       /* a uid came since the refile list was last read */
     bool queues_dirty;      /* a queue object changed: every queue re-filed */
     int64_t status_full_ns; /* the last pass over everything */
 };

@@ -237,6 +237,7 @@ static void uid_learned(struct kube_backend *kb, const char *obj,
         if (copy) {
             free(ref->uid);
             ref->uid = copy;
+            kb->uid_learned = true;
             kb->changed = true; /* the waiting messages, at the next cycle */
         }
     }
@@ -366,11 +367,15 @@ int kube_backend_write_status(struct kube_backend *kb)
     for (size_t i = 0; i < ch.n_workloads; i++)
         if (!cluster_get_workload(c, ch.workloads[i]))
             workload_left(kb, ch.workloads[i]);
-    /* Those whose messages waited for a uid: filed with the changes. */
-    char **refile = kb->refile;
-    size_t n_refile = kb->n_refile;
-    kb->refile = NULL;
-    kb->n_refile = kb->cap_refile = 0;
+    /* Those whose messages waited for a uid, once one came: filed with
+     * the changes (they go back on the list if theirs is still missing). */
+    char **refile = kb->uid_learned ? kb->refile : NULL;
+    size_t n_refile = kb->uid_learned ? kb->n_refile : 0;
+    if (kb->uid_learned) {
+        kb->refile = NULL;
+        kb->n_refile = kb->cap_refile = 0;
+        kb->uid_learned = false;
+    }
     bool full = ch.all || kb->status_full_ns == 0 ||
                 now - kb->status_full_ns >= KUBE_STATUS_RESYNC_NS;
     if (full) {
