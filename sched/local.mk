@@ -50,7 +50,8 @@ sched_cache_libordo_cache_la_SOURCES = \
 	%reldir%/cache/private/workload.h \
 	%reldir%/cache/recover.c %reldir%/cache/private/recover.h \
 	%reldir%/cache/queues.c %reldir%/cache/private/queues.h \
-	%reldir%/cache/events.c %reldir%/cache/private/events.h
+	%reldir%/cache/events.c %reldir%/cache/private/events.h \
+	%reldir%/cache/changes.c %reldir%/cache/private/changes.h
 sched_cache_libordo_cache_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_CACHE) \
 	$(INC_CACHE_PRIVATE)
 

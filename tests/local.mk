@@ -142,7 +142,7 @@ tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
 tests_unit_test_sim_output_SOURCES += sched/backend/sim/sim_report_hist.c \
-	sched/cache/history.c
+	sched/cache/history.c sched/cache/changes.c
 # The pictures and the summary from hand-made histories.
 tests_unit_test_sim_plot_SOURCES = tests/unit/test_sim_plot.c \
 	sched/backend/sim/sim_plot.c sched/backend/sim/sim_plot_usage.c \

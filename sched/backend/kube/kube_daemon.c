@@ -17,6 +17,7 @@
 #define LOOP_WAIT_MS   200 /* longest poll: signals are seen this fast */
 #define RUN_EVERY_NS   1000000000LL  /* a cycle at least this often */
 #define EVICT_RETRY_NS 10000000000LL /* failed evictions tried again */
+#define FLUSH_NS       5000000000LL  /* status writes sent before exiting */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -180,6 +181,9 @@ int kube_daemon_run(const struct sched_config *cfg,
         fprintf(stderr, "ordo-scheduler: event loop: %s\n", strerror(-r));
     else
         LOG_I("stopping");
+    /* Status writes still owed go out first, for a bounded time. */
+    if (kube_backend_flush(kb, mono_ns() + FLUSH_NS) == -ETIMEDOUT)
+        LOG_W("stopping with status writes not sent");
     rc = r < 0 ? 1 : 0;
 out:
     /* The backend's requests first, then what they ran on; the kubeconfig
