@@ -30,6 +30,7 @@ INC_CACHE_PRIVATE = -I$(top_srcdir)/sched/cache/private
 INC_CYCLE = -I$(top_srcdir)/sched/cycle
 INC_LINE = -I$(top_srcdir)/sched
 INC_LINE_PRIVATE = -I$(top_srcdir)/sched/line
+INC_OBS = -I$(top_srcdir)/sched/obs
 
 noinst_LTLIBRARIES += sched/host/libordo-host.la
 sched_host_libordo_host_la_SOURCES = \
@@ -90,7 +91,8 @@ sched_backend_sim_libordo_sim_la_SOURCES = \
 	%reldir%/backend/sim/sim_plot_usage.c \
 	%reldir%/backend/sim/sim_plot_timeline.c
 sched_backend_sim_libordo_sim_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
-	$(INC_CACHE) $(INC_HOST) $(INC_LINE) -I$(top_srcdir)/sched/backend/sim
+	$(INC_CACHE) $(INC_HOST) $(INC_LINE) -I$(top_srcdir)/sched/backend/sim \
+	$(INC_OBS)
 sched_backend_sim_libordo_sim_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 
 noinst_LTLIBRARIES += sched/backend/kube/libordo-kube-backend.la
@@ -115,18 +117,28 @@ sched_backend_kube_libordo_kube_backend_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) \
 sched_backend_kube_libordo_kube_backend_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) \
 	$(CRYPTO_CFLAGS)
 
+# obs/: what an operator sees (metrics, the HTTP endpoints, visibility);
+# it reads the scheduler as a backend does.
+noinst_LTLIBRARIES += sched/obs/libordo-obs.la
+sched_obs_libordo_obs_la_SOURCES = \
+	%reldir%/obs/sched_metrics.c %reldir%/obs/sched_metrics.h
+sched_obs_libordo_obs_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
+	$(INC_CACHE) $(INC_HOST) $(INC_LINE) $(INC_OBS)
+
 # Every source of the libraries above (the fuzz build compiles them with
 # clang apart).
 ORDO_SCHED_SRCS = $(sched_host_libordo_host_la_SOURCES) \
 	$(sched_cache_libordo_cache_la_SOURCES) \
 	$(sched_cycle_libordo_cycle_la_SOURCES) $(sched_libordo_line_la_SOURCES) \
 	$(sched_backend_sim_libordo_sim_la_SOURCES) \
-	$(sched_backend_kube_libordo_kube_backend_la_SOURCES)
+	$(sched_backend_kube_libordo_kube_backend_la_SOURCES) \
+	$(sched_obs_libordo_obs_la_SOURCES)
 
 noinst_LTLIBRARIES += sched/libordo-sched.la
 sched_libordo_sched_la_SOURCES =
 sched_libordo_sched_la_LIBADD = sched/backend/sim/libordo-sim.la \
-	sched/backend/kube/libordo-kube-backend.la sched/libordo-line.la \
+	sched/backend/kube/libordo-kube-backend.la sched/obs/libordo-obs.la \
+	sched/libordo-line.la \
 	sched/cycle/libordo-cycle.la sched/cache/libordo-cache.la \
 	sched/host/libordo-host.la core/kube/libordo-kube.la \
 	core/libordo-core.la $(JSONC_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)

@@ -35,6 +35,8 @@ enum {
     OPT_CONFIG,
     OPT_REPORT,
     OPT_PLOT,
+    OPT_METRICS_OUT,
+    OPT_LISTEN,
     OPT_NO_PROGRESS,
     OPT_SIM_CHECK,
     OPT_CYCLE_TIMEOUT,
@@ -121,6 +123,8 @@ static void usage(FILE *out)
         "(ordo.dev/sim-report/v1 JSON)\n"
         "  --plot DIR            write SVG plots of usage and a workload "
         "timeline\n"
+        "  --metrics-out FILE    write the metrics (Prometheus text) at the "
+        "end of the run\n"
         "  --strict              unknown or unsupported Kueue fields, older "
         "API versions,\n"
         "                        references to objects not in the "
@@ -386,6 +390,7 @@ int main(int argc, char **argv)
         {"config", required_argument, NULL, OPT_CONFIG},
         {"report", required_argument, NULL, OPT_REPORT},
         {"plot", required_argument, NULL, OPT_PLOT},
+        {"metrics-out", required_argument, NULL, OPT_METRICS_OUT},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"sim-check", no_argument, NULL, OPT_SIM_CHECK},
         {"cycle-timeout", required_argument, NULL, OPT_CYCLE_TIMEOUT},
@@ -456,6 +461,9 @@ int main(int argc, char **argv)
             break;
         case OPT_PLOT:
             o.sim_opt.plot_dir = optarg;
+            break;
+        case OPT_METRICS_OUT:
+            o.sim_opt.metrics_out = optarg;
             break;
         case OPT_NO_PROGRESS:
             o.sim_opt.progress = false;

@@ -37,7 +37,8 @@ UNIT_TESTS = \
 	tests/unit/test_events_checks \
 	tests/unit/test_events_restart \
 	tests/unit/test_history \
-	tests/unit/test_sim_plot
+	tests/unit/test_sim_plot \
+	tests/unit/test_metrics
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -73,6 +74,9 @@ tests_unit_test_manifest_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_manifest_check_SOURCES = tests/unit/test_manifest_check.c
 tests_unit_test_manifest_check_LDADD = $(UNIT_LDADD)
 tests_unit_test_manifest_check_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c
+tests_unit_test_metrics_LDADD = $(UNIT_LDADD)
+tests_unit_test_metrics_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_strmap_SOURCES = tests/unit/test_strmap.c
 tests_unit_test_strmap_LDADD = $(UNIT_LDADD)
 tests_unit_test_strmap_CFLAGS = $(UNIT_CFLAGS)

@@ -368,6 +368,9 @@ struct cluster {
     size_t n_to_stop, cap_to_stop;
     /* ClusterQueues, ResourceFlavors and workloads waiting to go. */
     uint32_t n_terminating;
+    /* Told of each workload that finishes (the line's observer). */
+    void (*on_finish)(void *data, const struct workload *w);
+    void *on_finish_data;
 };
 
 /* What a Job's or JobSet's status says (the Kubernetes API's): a Job's
