@@ -13,9 +13,9 @@
 
 struct metric_series {
     const struct metric_family *fam;
-    char **values; /* one per label */
-    int64_t value; /* counter, gauge; histogram: the sum */
-    int64_t count; /* histogram */
+    char **values;          /* one per label */
+    int64_t value;          /* counter, gauge; histogram: the sum */
+    int64_t count;          /* histogram */
     int64_t *bucket_counts; /* per bucket, not cumulative */
     bool live;
 };

@@ -37,6 +37,8 @@ enum {
     OPT_PLOT,
     OPT_METRICS_OUT,
     OPT_LISTEN,
+    OPT_LISTEN_CERT,
+    OPT_LISTEN_KEY,
     OPT_NO_PROGRESS,
     OPT_SIM_CHECK,
     OPT_CYCLE_TIMEOUT,
@@ -110,6 +112,10 @@ static void usage(FILE *out)
         "                        Events still)\n"
         "  --qps N, --burst N    API request rate limit (default 200, "
         "burst 400)\n"
+        "  --listen HOST:PORT    serve /metrics, /healthz, /readyz and "
+        "/queues there\n"
+        "  --listen-cert FILE, --listen-key FILE\n"
+        "                        serve them over HTTPS (PEM files)\n"
         "\n"
         "Options:\n"
         "  --config FILE         scheduler configuration "
@@ -405,6 +411,9 @@ int main(int argc, char **argv)
         {"certificate-authority", required_argument, NULL, OPT_CA_FILE},
         {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
         {"qps", required_argument, NULL, OPT_QPS},
+        {"listen", required_argument, NULL, OPT_LISTEN},
+        {"listen-cert", required_argument, NULL, OPT_LISTEN_CERT},
+        {"listen-key", required_argument, NULL, OPT_LISTEN_KEY},
         {"burst", required_argument, NULL, OPT_BURST},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -524,6 +533,15 @@ int main(int argc, char **argv)
             break;
         case OPT_INSECURE:
             o.kube_opt.insecure_skip_verify = true;
+            break;
+        case OPT_LISTEN:
+            o.kube_opt.obs.listen = optarg;
+            break;
+        case OPT_LISTEN_CERT:
+            o.kube_opt.obs.cert_file = optarg;
+            break;
+        case OPT_LISTEN_KEY:
+            o.kube_opt.obs.key_file = optarg;
             break;
         case OPT_QPS:
         case OPT_BURST: {

@@ -17,7 +17,7 @@ static int64_t wait_buckets[16];
 /* Prometheus' default buckets (Kueue's attempt duration, kube-scheduler's
  * attempt duration in spirit), in ns. */
 static const int64_t default_buckets[] = {
-    5000000,   10000000,   25000000,   50000000,    100000000, 250000000,
+    5000000,   10000000,   25000000,   50000000,     100000000,    250000000,
     500000000, 1000000000, 2500000000, 5000000000LL, 10000000000LL};
 /* kube-scheduler's preemption victims: 1, 2, 4, ... 64. */
 static const int64_t victim_buckets[] = {1, 2, 4, 8, 16, 32, 64};
@@ -39,17 +39,39 @@ struct cq_slot {
     const struct cq *cq;
     const char *role; /* static: the role the series carry */
     char *name, *pc;
-    struct metric_series *admitted, *reserved, *wait, *reserved_wait,
-        *finished, *evicted[EV_MAX], *preempted[PR_MAX];
+    struct metric_series *admitted, *reserved, *wait, *reserved_wait, *finished,
+        *evicted[EV_MAX], *preempted[PR_MAX];
 };
 
 enum fam {
-    F_ATTEMPTS = 0, F_ATTEMPT_DUR, F_ADMITTED, F_RESERVED, F_WAIT,
-    F_RESERVED_WAIT, F_EVICTED, F_PREEMPTED, F_FINISHED, F_PENDING,
-    F_RESERVING, F_ADMITTED_ACTIVE, F_CQ_STATUS, F_RES_RESERVATION,
-    F_RES_USAGE, F_NOMINAL, F_BORROWING, F_LENDING, F_K_ATTEMPTS,
-    F_K_ATTEMPT_DUR, F_K_PENDING, F_K_PREEMPT, F_K_VICTIMS, F_API_TOTAL,
-    F_API_DUR, F_BIND_TOTAL, F_BIND_DUR, F_MAX
+    F_ATTEMPTS = 0,
+    F_ATTEMPT_DUR,
+    F_ADMITTED,
+    F_RESERVED,
+    F_WAIT,
+    F_RESERVED_WAIT,
+    F_EVICTED,
+    F_PREEMPTED,
+    F_FINISHED,
+    F_PENDING,
+    F_RESERVING,
+    F_ADMITTED_ACTIVE,
+    F_CQ_STATUS,
+    F_RES_RESERVATION,
+    F_RES_USAGE,
+    F_NOMINAL,
+    F_BORROWING,
+    F_LENDING,
+    F_K_ATTEMPTS,
+    F_K_ATTEMPT_DUR,
+    F_K_PENDING,
+    F_K_PREEMPT,
+    F_K_VICTIMS,
+    F_API_TOTAL,
+    F_API_DUR,
+    F_BIND_TOTAL,
+    F_BIND_DUR,
+    F_MAX
 };
 
 struct sched_metrics {
@@ -61,11 +83,14 @@ struct sched_metrics {
     struct cq_slot *slots;
     size_t n_slots;
     int64_t cycle_start, attempt_start;
-    struct metric_series *att[2], *att_dur[2], *k_att[2], *k_dur[2],
-        *k_preempt, *k_victims, *bind_total[2], *bind_dur;
+    struct metric_series *att[2], *att_dur[2], *k_att[2], *k_dur[2], *k_preempt,
+        *k_victims, *bind_total[2], *bind_dur;
 };
 
-#define L(...) {__VA_ARGS__, "replica_role"}
+#define L(...)                                                                 \
+    {                                                                          \
+        __VA_ARGS__, "replica_role"                                            \
+    }
 static const struct metric_desc descs[F_MAX] = {
     [F_ATTEMPTS] = {"kueue_admission_attempts_total",
                     "Admission attempts (scheduling cycles): success when one "
@@ -161,8 +186,12 @@ static const struct metric_desc descs[F_MAX] = {
                       "Binds ended: result success or error.", METRIC_COUNTER,
                       L("result")},
     [F_BIND_DUR] = {"ordo_bind_duration_seconds",
-                    "From the bind's start to its answer.", METRIC_HISTOGRAM,
-                    {"replica_role"}, NS, latency_buckets, 15},
+                    "From the bind's start to its answer.",
+                    METRIC_HISTOGRAM,
+                    {"replica_role"},
+                    NS,
+                    latency_buckets,
+                    15},
 };
 #undef L
 
@@ -180,8 +209,8 @@ struct metrics *sched_metrics_registry(struct sched_metrics *m)
 
 /* The series of family f with these values and the role last. */
 static struct metric_series *series(struct sched_metrics *m, enum fam f,
-                                    const char *a, const char *b,
-                                    const char *c, const char *d)
+                                    const char *a, const char *b, const char *c,
+                                    const char *d)
 {
     const char *v[METRICS_LABELS_MAX] = {0};
     const char *in[4] = {a, b, c, d};
@@ -250,8 +279,8 @@ static struct cq_slot *slot(struct sched_metrics *m, const struct cq *q,
     for (int i = 0; i < EV_MAX; i++)
         sl->evicted[i] = series(m, F_EVICTED, n, evict_reasons[i], "", pc);
     for (int i = 0; i < PR_MAX; i++)
-        sl->preempted[i] = series(m, F_PREEMPTED, n, preempt_reasons[i], NULL,
-                                  NULL);
+        sl->preempted[i] =
+            series(m, F_PREEMPTED, n, preempt_reasons[i], NULL, NULL);
     return sl;
 }
 
@@ -295,8 +324,8 @@ static void on_admitted(void *data, const struct workload *w)
     metrics_observe(sl->reserved_wait, waited > 0 ? waited : 0);
 }
 
-static void on_evicted(void *data, const struct workload *w,
-                       const char *reason, const struct workload *preemptor,
+static void on_evicted(void *data, const struct workload *w, const char *reason,
+                       const struct workload *preemptor,
                        const char *preempt_reason)
 {
     struct sched_metrics *m = data;
@@ -406,9 +435,9 @@ static void scrape_cq(struct sched_metrics *m, const struct cq *q)
 static void scrape(struct sched_metrics *m)
 {
     static const enum fam gauges[] = {
-        F_PENDING,   F_RESERVING, F_ADMITTED_ACTIVE, F_CQ_STATUS,
-        F_RES_RESERVATION, F_RES_USAGE, F_NOMINAL, F_BORROWING,
-        F_LENDING,   F_K_PENDING};
+        F_PENDING,         F_RESERVING, F_ADMITTED_ACTIVE, F_CQ_STATUS,
+        F_RES_RESERVATION, F_RES_USAGE, F_NOMINAL,         F_BORROWING,
+        F_LENDING,         F_K_PENDING};
     for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++)
         metrics_family_clear(m->f[gauges[i]]);
     const struct cluster *c = scheduler_cluster(m->s);

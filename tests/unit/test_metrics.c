@@ -62,10 +62,11 @@ static void test_counter_escaping(void **state)
     metrics_add(s1, -2); /* counters never go down */
     assert_int_equal(metrics_value(s1), 3);
     char *s = text(m);
-    assert_string_equal(s, "# HELP x_total Things.\\nback\\\\slash\n"
-                           "# TYPE x_total counter\n"
-                           "x_total{cq=\"a\",reason=\"\"} 0\n"
-                           "x_total{cq=\"b\",reason=\"say \\\"hi\\\"\\n\\\\\"} 3\n");
+    assert_string_equal(
+        s, "# HELP x_total Things.\\nback\\\\slash\n"
+           "# TYPE x_total counter\n"
+           "x_total{cq=\"a\",reason=\"\"} 0\n"
+           "x_total{cq=\"b\",reason=\"say \\\"hi\\\"\\n\\\\\"} 3\n");
     free(s);
     (void)s2;
     metrics_free(m);
@@ -151,10 +152,15 @@ static void test_bad(void **state)
         {.name = "a-b", .type = METRIC_GAUGE},
         {.name = "ok", .type = METRIC_GAUGE, .labels = {"a:b"}},
         {.name = "ok", .type = METRIC_GAUGE, .labels = {"__x"}},
-        {.name = "ok", .type = METRIC_HISTOGRAM, .labels = {"le"},
-         .buckets = down, .n_buckets = 1},
+        {.name = "ok",
+         .type = METRIC_HISTOGRAM,
+         .labels = {"le"},
+         .buckets = down,
+         .n_buckets = 1},
         {.name = "ok", .type = METRIC_HISTOGRAM},
-        {.name = "ok", .type = METRIC_HISTOGRAM, .buckets = down,
+        {.name = "ok",
+         .type = METRIC_HISTOGRAM,
+         .buckets = down,
          .n_buckets = 2},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -169,8 +175,10 @@ static void test_bad(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values),    cmocka_unit_test(test_counter_escaping),
-        cmocka_unit_test(test_histogram), cmocka_unit_test(test_gauges),
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_counter_escaping),
+        cmocka_unit_test(test_histogram),
+        cmocka_unit_test(test_gauges),
         cmocka_unit_test(test_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
