@@ -182,4 +182,32 @@ rc=$?
 sched_pid=
 check "SIGTERM: exit 0" 0 "^0$" -- echo $rc
 check "no sanitizer report" 1 "" -- grep -E "Sanitizer|runtime error" "$tmp/sched.log"
+
+# ---- TLS: --listen-cert/--listen-key serve HTTPS only --------------------
+if command -v openssl >/dev/null; then
+    openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
+        -keyout "$tmp/key.pem" -out "$tmp/cert.pem" >/dev/null 2>&1
+    check "cert without key refused" 1 "go together" -- "$bin" \
+        --server https://127.0.0.1:1 --plugin-dir "$plugins" \
+        --listen 127.0.0.1:0 --listen-cert "$tmp/cert.pem"
+    "$bin" --server https://127.0.0.1:1 --plugin-dir "$plugins" \
+        --listen 127.0.0.1:0 --listen-cert "$tmp/cert.pem" \
+        --listen-key "$tmp/key.pem" >"$tmp/tls.log" 2>&1 &
+    sched_pid=$!
+    lport=
+    while [ -z "$lport" ] && [ $SECONDS -lt $deadline ] && kill -0 $sched_pid 2>/dev/null; do
+        lport=$(sed -n 's/.*serving .* (port \([0-9]*\)) over TLS.*/\1/p' "$tmp/tls.log")
+        [ -n "$lport" ] || sleep 0.1
+    done
+    check "healthz over TLS" 0 "^ok$" -- curl -s --cacert "$tmp/cert.pem" \
+        "https://127.0.0.1:$lport/healthz"
+    plain_refused() { ! curl -sf -o /dev/null --max-time 5 "$1"; }
+    check "no plain HTTP then" 0 "" -- plain_refused \
+        "http://127.0.0.1:$lport/healthz"
+    kill -TERM $sched_pid
+    wait $sched_pid
+    rc=$?
+    sched_pid=
+    check "TLS daemon: exit 0" 0 "^0$" -- echo $rc
+fi
 check_done
