@@ -148,6 +148,9 @@ struct metric_series *metrics_series(struct metric_family *f,
 {
     if (!f)
         return NULL;
+    static const char *const none[METRICS_LABELS_MAX];
+    if (!values)
+        values = none;
     for (size_t i = 0; i < f->n_series; i++) {
         struct metric_series *s = f->series[i];
         size_t l = 0;

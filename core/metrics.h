@@ -51,14 +51,15 @@ void metrics_free(struct metrics *m);
 int metrics_register(struct metrics *m, const struct metric_desc *d,
                      struct metric_family **ret);
 
-/* The series of f with these label values (as many as f has labels; NULL
- * is ""), made when new. Owned by f, valid until metrics_free(). NULL on
- * no memory. */
+/* The series of f with these label values (as many as f has labels; a
+ * NULL value, or values NULL, is ""), made when new. Owned by f, valid until
+ * metrics_free(). NULL on no memory. */
 struct metric_series *metrics_series(struct metric_family *f,
                                      const char *const *values);
 
-/* Counters only grow (a negative v is ignored); gauges are set or moved;
- * histograms observe one value. Each makes the series visible. Accept
+/* Counters only grow by metrics_add (a negative v is ignored), or are set
+ * to a count kept elsewhere; gauges are set or moved; histograms observe
+ * one value. Each makes the series visible. Accept
  * NULL (a series that could not be made). */
 void metrics_add(struct metric_series *s, int64_t v);
 void metrics_set(struct metric_series *s, int64_t v);

@@ -8,7 +8,7 @@
 # /queues lists the pending workloads in the order --explain gives, per
 # ClusterQueue and LocalQueue, with limit and offset; a clean SIGTERM.
 # Bounded by ORDO_OBS_TIMEOUT seconds (default 120). Skips (77) without
-# the emulator, kubectl, curl or python3-prometheus-client.
+# the emulator, kubectl, curl, python3-prometheus-client or python3-yaml.
 set -u
 bin=${ORDO_SCHEDULER:?ORDO_SCHEDULER not set}
 src=${ORDO_SRCDIR:?ORDO_SRCDIR not set}
@@ -21,7 +21,7 @@ emu=$build/tests/kube-emu/ordo-kube-emu
 py=/usr/bin/python3
 kubectl=${KUBECTL:-$(command -v kubectl || true)}
 if [ ! -x "$emu" ] || [ -z "$kubectl" ] || ! command -v curl >/dev/null ||
-    ! "$py" -c 'import prometheus_client.parser' 2>/dev/null; then
+    ! "$py" -c 'import prometheus_client.parser, yaml' 2>/dev/null; then
     echo "SKIP: needs the emulator, kubectl, curl and python3-prometheus-client"
     exit 77
 fi
@@ -85,6 +85,23 @@ check "sim: one scheduled" 0 "^1$" -- metric "$tmp/sim.prom" \
 # Suspended Jobs make no pods until admitted: none wait for a node.
 check "sim: no pods waiting" 0 "^0$" -- metric "$tmp/sim.prom" \
     scheduler_pending_pods queue=unschedulable
+
+# A run with preemption: the counters against the report, workload by
+# workload.
+"$bin" --sim "$src/examples/quickstart" --plugin-dir "$plugins" --no-progress \
+    --report "$tmp/qs.json" --metrics-out "$tmp/qs.prom" >/dev/null 2>&1
+check "quickstart: metrics match the report" 0 "^compared [0-9]+ counts" -- \
+    "$py" "$src/tests/cli/obs_report.py" "$tmp/qs.json" "$tmp/qs.prom" \
+    "$src/examples/quickstart"
+check "quickstart: victims per preemption = preempted" 0 "^ok$" -- "$py" -c "
+import sys
+from prometheus_client.parser import text_string_to_metric_families as p
+v = {s.name: s.value for f in p(open(sys.argv[1]).read()) for s in f.samples
+     if s.name == 'scheduler_preemption_victims_sum'}
+n = sum(s.value for f in p(open(sys.argv[1]).read()) for s in f.samples
+        if s.name == 'kueue_preempted_workloads_total')
+print('ok' if n > 0 and v['scheduler_preemption_victims_sum'] == n else (v, n))
+" "$tmp/qs.prom"
 
 # --explain's positions (1-based), to compare with /queues (0-based).
 pos() { sed -n "/^Job team\/$1 /,/now:/s/.* \([0-9]*\) of [0-9]* in ClusterQueue.*/\1/p" "$tmp/sim.out"; }

@@ -208,8 +208,8 @@ static void test_on_result(void **state)
     r->header = "Retry-After: 2";
     fake_rule("POST", "/x/binding", 201, "{}");
     struct done d = {0};
-    struct kreq_spec s = {.method = KREQ_POST, .path = "/x/binding",
-                          .body = "{}"};
+    struct kreq_spec s = {
+        .method = KREQ_POST, .path = "/x/binding", .body = "{}"};
     assert_int_equal(krequest_start(e.q, &s, on_done, NULL, &d, NULL), 0);
     drive(&e);
     assert_int_equal(log.calls, 0); /* a retry is not an end */
