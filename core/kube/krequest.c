@@ -438,8 +438,7 @@ static void kreq_end(struct kreq *r, long status, const char *error)
     const struct krequest_options *o = &r->q->opt;
     if (o->on_result)
         o->on_result(o->result_data, r->spec.method, r->spec.stream, r->url,
-                     status,
-                     krequests_now_ms(r->q) - r->queued_ms);
+                     status, krequests_now_ms(r->q) - r->queued_ms);
     r->done(r->data, &res);
     kreq_free(r);
 }

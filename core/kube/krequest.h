@@ -67,7 +67,6 @@ struct krequest_options {
     void *result_data;
 };
 
-
 /* "GET", ...; "?" out of range. Static. */
 const char *kreq_method_name(enum kreq_method m);
 

@@ -236,7 +236,7 @@ void preempt_evict(struct ordo_cycle *cy, struct workload *victim,
     cy->s->evictions++;
     if (cy->s->obs) {
         /* Kueue's eviction reasons: preempted, or its queue stopped. */
-        const char *why = preemptor                 ? "Preempted"
+        const char *why = preemptor                  ? "Preempted"
                           : strstr(by, "LocalQueue") ? "LocalQueueStopped"
                                                      : "ClusterQueueStopped";
         SCHED_OBSERVE(cy->s, evicted, victim, why,

@@ -396,7 +396,8 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             fprintf(stderr, "ordo-scheduler: --report: %s\n", e.msg);
             r = -EIO;
         }
-        if (opt->metrics_out && sim_write_metrics(metrics, opt->metrics_out) < 0)
+        if (opt->metrics_out &&
+            sim_write_metrics(metrics, opt->metrics_out) < 0)
             r = -EIO;
         for (size_t i = 0; i < opt->n_explain; i++)
             if (sim_explain(out, stderr, sm.s, sm.ran, opt->explain[i]) < 0 &&
