@@ -103,6 +103,27 @@ n = sum(s.value for f in p(open(sys.argv[1]).read()) for s in f.samples
 print('ok' if n > 0 and v['scheduler_preemption_victims_sum'] == n else (v, n))
 " "$tmp/qs.prom"
 
+# Scenarios with stop policies and every kind of preemption: the counters
+# against the report, and the reasons Kueue gives.
+fails=
+for sc in "$src"/tests/scenarios/{quota-stop-drain-cq,quota-stop-drain-lq,host-preempt-*,quota-fair-*,preempt-*}; do
+    [ -d "$sc/input" ] || continue
+    cfg=()
+    [ -f "$sc/config.yaml" ] && cfg=(--config "$sc/config.yaml")
+    n=${sc##*/}
+    "$bin" --sim "$sc/input" "${cfg[@]}" --plugin-dir "$plugins" --no-progress \
+        --report "$tmp/$n.json" --metrics-out "$tmp/$n.prom" >/dev/null 2>&1
+    "$py" "$src/tests/cli/obs_report.py" "$tmp/$n.json" "$tmp/$n.prom" \
+        "$sc/input" >"$tmp/$n.cmp" 2>&1 || fails="$fails $n: $(cat "$tmp/$n.cmp")"
+done
+check "scenarios: metrics match the reports" 0 "^$" -- echo "$fails"
+check "HoldAndDrain ClusterQueue: ClusterQueueStopped" 0 "^1$" -- metric \
+    "$tmp/quota-stop-drain-cq.prom" kueue_evicted_workloads_total \
+    cluster_queue=team-a reason=ClusterQueueStopped
+check "HoldAndDrain LocalQueue: LocalQueueStopped" 0 "^1$" -- metric \
+    "$tmp/quota-stop-drain-lq.prom" kueue_evicted_workloads_total \
+    cluster_queue=shared reason=LocalQueueStopped
+
 # --explain's positions (1-based), to compare with /queues (0-based).
 pos() { sed -n "/^Job team\/$1 /,/now:/s/.* \([0-9]*\) of [0-9]* in ClusterQueue.*/\1/p" "$tmp/sim.out"; }
 want_order=$(for j in j-low j-high j-mid; do echo "$(pos $j) $j"; done |
