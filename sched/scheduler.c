@@ -91,6 +91,15 @@ int scheduler_queue_position(struct scheduler *s, const char *key,
     return ret->cq_pos ? 0 : -ENOENT;
 }
 
+void scheduler_set_observer(struct scheduler *s,
+                            const struct scheduler_observer *o, void *data)
+{
+    s->obs = o;
+    s->obs_data = data;
+    s->cluster.on_finish = o ? o->finished : NULL;
+    s->cluster.on_finish_data = data;
+}
+
 void scheduler_get_stats(const struct scheduler *s, struct scheduler_stats *ret)
 {
     ret->cycles = s->cycles;
@@ -295,6 +304,7 @@ static void stop_workload(struct scheduler *s, struct workload *w)
     w->evicted_by_preemptor = false;
     w->evicted_ns = s->cluster.now_ns;
     s->evictions++;
+    SCHED_OBSERVE(s, evicted, w, "Stopped", NULL, NULL);
     (void)workload_note(&s->cluster, w, WL_EV_EVICTED,
                         w->admitted_cq ? w->admitted_cq->name : NULL,
                         w->evicted_by, NULL);

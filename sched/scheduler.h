@@ -207,5 +207,37 @@ struct scheduler_changes {
 int scheduler_take_changes(struct scheduler *s, struct scheduler_changes *ret);
 /* Frees what ch holds and empties it. Accepts NULL. */
 void scheduler_changes_release(struct scheduler_changes *ch);
+/* ---- what a backend may observe -------------------------------------- */
+
+/* Callbacks the scheduler makes as it decides (metrics; each may be
+ * NULL). They run inside scheduler_run() or an event, must be cheap and
+ * must not call back into the scheduler. Pointers are valid for the call
+ * only. */
+struct scheduler_observer {
+    /* A cycle begins at the cluster's clock now_ns; it ends having
+     * admitted `admitted` workloads. */
+    void (*cycle_begin)(void *data, int64_t now_ns);
+    void (*cycle_end)(void *data, int admitted);
+    /* A head was tried: admitted or not (why: w->reason). */
+    void (*attempt)(void *data, const struct workload *w, bool admitted);
+    /* w got its quota (w->admitted_cq), pending since w->queue_ns. */
+    void (*admitted)(void *data, const struct workload *w);
+    /* Admitted w is evicted: reason is Kueue's (Preempted,
+     * ClusterQueueStopped, LocalQueueStopped) or Ordo's (Stopped: its Job
+     * changed, or its recorded admission cannot be honoured); a preempted
+     * one names its preemptor (NULL when gone) and Kueue's preemption
+     * reason (InClusterQueue, ...). */
+    void (*evicted)(void *data, const struct workload *w, const char *reason,
+                    const struct workload *preemptor,
+                    const char *preempt_reason);
+    /* w issued a preemption of n_victims workloads. */
+    void (*preemption)(void *data, const struct workload *w,
+                       uint32_t n_victims);
+    /* w finished (succeeded, or evicted with nothing to run again). */
+    void (*finished)(void *data, const struct workload *w);
+};
+/* Sets the observer (o and data stay the caller's; NULL: none). */
+void scheduler_set_observer(struct scheduler *s,
+                            const struct scheduler_observer *o, void *data);
 
 #endif

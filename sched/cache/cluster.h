@@ -372,6 +372,9 @@ struct cluster {
     /* What changed for a backend's status writes (private/changes.h);
      * NULL until it first asks. */
     struct cluster_changes *changes;
+    /* Told of each workload that finishes (the line's observer). */
+    void (*on_finish)(void *data, const struct workload *w);
+    void *on_finish_data;
 };
 
 /* What a Job's or JobSet's status says (the Kubernetes API's): a Job's

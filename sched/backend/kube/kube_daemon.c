@@ -43,7 +43,7 @@ static int64_t mono_ns(void)
 
 /* The loop proper, once everything is made. 0 or a negative errno. */
 static int loop(struct scheduler *s, struct kube_backend *kb,
-                struct krequests *q)
+                struct krequests *q, struct kube_obs *ob)
 {
     bool was_synced = false;
     int64_t last_run = 0, last_retry = mono_ns();
@@ -52,7 +52,7 @@ static int loop(struct scheduler *s, struct kube_backend *kb,
         int64_t now = wall_ns();
         if (now >= scheduler_cluster(s)->now_ns)
             scheduler_clock(s, now);
-        int r = krequests_process(q, LOOP_WAIT_MS);
+        int r = kube_obs_process(ob, q, LOOP_WAIT_MS);
         if (r < 0)
             return r;
         if (!kube_backend_synced(kb))
@@ -116,6 +116,7 @@ int kube_daemon_run(const struct sched_config *cfg,
     struct krequests *q = NULL;
     struct kube_backend *kb = NULL;
     struct scheduler *s = NULL;
+    struct kube_obs *ob = NULL;
     int rc = 1, r;
     struct kclient_options ko = {
         /* Lists of a large cluster come in pages, each one may be big. */
@@ -167,16 +168,24 @@ int kube_daemon_run(const struct sched_config *cfg,
         .write_status = true,
         .workloads_off = opt->no_workload_writes,
     };
-    if ((r = krequests_new(kc, &qo, &q)) < 0 ||
+    if ((r = kube_obs_new(&opt->obs, &qo, &ob)) < 0 ||
+        (r = krequests_new(kc, &qo, &q)) < 0 ||
         (r = kube_backend_new(kc, q, &bo, &kb)) < 0 ||
-        (r = scheduler_new(cfg, plugins, &kube_backend_ops, kb, &s)) < 0 ||
-        (r = kube_backend_start(kb, s)) < 0) {
+        (r = scheduler_new(cfg, plugins, &kube_backend_ops, kb, &s)) < 0) {
+        fprintf(stderr, "ordo-scheduler: starting: %s\n", strerror(-r));
+        goto out;
+    }
+    if (kube_obs_start(ob, s, kb, &e) < 0) {
+        fprintf(stderr, "ordo-scheduler: %s\n", e.msg);
+        goto out;
+    }
+    if ((r = kube_backend_start(kb, s)) < 0) {
         fprintf(stderr, "ordo-scheduler: starting: %s\n", strerror(-r));
         goto out;
     }
     install_signals();
     LOG_I("watching %s", ko.base_url);
-    r = loop(s, kb, q);
+    r = loop(s, kb, q, ob);
     if (r < 0)
         fprintf(stderr, "ordo-scheduler: event loop: %s\n", strerror(-r));
     else
@@ -190,6 +199,7 @@ out:
      * (the client's credential source) last. */
     kube_backend_free(kb);
     krequests_free(q);
+    kube_obs_free(ob); /* after the queue: no request reports to it */
     kclient_free(kc);
     scheduler_free(s);
     kubeconfig_free(conf);
