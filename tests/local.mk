@@ -24,6 +24,7 @@ UNIT_TESTS = \
 	tests/unit/test_kube_writes \
 	tests/unit/test_krequest \
 	tests/unit/test_kinformer \
+	tests/unit/test_klease \
 	tests/unit/test_kube_backend \
 	tests/unit/test_strmap \
 	tests/unit/test_decode_limits \
@@ -117,6 +118,10 @@ tests_unit_test_krequest_SOURCES = tests/unit/test_krequest.c $(FAKE_API_SRCS)
 tests_unit_test_krequest_LDADD = $(KUBE_UNIT_LDADD)
 tests_unit_test_krequest_CFLAGS = $(KUBE_UNIT_CFLAGS)
 tests_unit_test_krequest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_unit_test_klease_SOURCES = tests/unit/test_klease.c
+tests_unit_test_klease_LDADD = $(KUBE_UNIT_LDADD)
+tests_unit_test_klease_CFLAGS = $(KUBE_UNIT_CFLAGS)
+tests_unit_test_klease_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core/kube
 tests_unit_test_kinformer_SOURCES = tests/unit/test_kinformer.c $(FAKE_API_SRCS)
 tests_unit_test_kinformer_LDADD = $(KUBE_UNIT_LDADD)
 tests_unit_test_kinformer_CFLAGS = $(KUBE_UNIT_CFLAGS)
