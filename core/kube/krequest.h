@@ -56,6 +56,13 @@ struct krequest_options {
      * the request. */
     void (*on_unauthorized)(void *auth_data);
     void *auth_data;
+    /* Fencing: consulted right before each attempt of a request that is
+     * not a GET (retries and requests queued by the rate limit too) is
+     * handed to curl. false: the request is not sent and ends at once
+     * with status 0, refused true and error "refused: not the leader".
+     * NULL: every write may go. */
+    bool (*may_write)(void *gate_data);
+    void *gate_data;
 };
 
 enum kreq_method { KREQ_GET = 0, KREQ_POST, KREQ_PUT, KREQ_PATCH, KREQ_DELETE };
@@ -75,6 +82,7 @@ struct kreq_spec {
      * (a line may span many reads), the body is not kept. */
     bool stream;
     int64_t delay_ms; /* start no sooner than this from now */
+    bool ungated;     /* not subject to may_write (the Lease's own) */
     long timeout_ms;  /* 0: the client's; streams: 0 is none */
 };
 
@@ -85,6 +93,7 @@ struct kreq_result {
     const char *error; /* no answer: why (curl's words); else NULL */
     unsigned attempts;
     bool aborted; /* on_line asked to stop */
+    bool refused; /* may_write said no: nothing was sent this attempt */
 };
 
 /* Called once per request unless it was cancelled; res is valid during
