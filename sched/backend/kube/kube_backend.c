@@ -160,3 +160,11 @@ void kube_backend_retry_evictions(struct kube_backend *kb)
     if (r < 0)
         LOG_E("retrying evictions: %s", strerror(-r));
 }
+
+size_t kube_backend_ops_in_flight(const struct kube_backend *kb)
+{
+    size_t n = 0;
+    for (const struct kube_op *op = kb ? kb->ops : NULL; op; op = op->next)
+        n++;
+    return n;
+}

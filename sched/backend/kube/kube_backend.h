@@ -104,6 +104,8 @@ int kube_backend_write_status(struct kube_backend *kb);
 /* Sends the writes the rate allows now (asynchronously). 0 or a negative
  * errno. */
 int kube_backend_drain_writes(struct kube_backend *kb);
+/* Binds (and the reads that resolve them) and resumes in flight. */
+size_t kube_backend_ops_in_flight(const struct kube_backend *kb);
 /* Evicts again the pods whose eviction failed (kube_evict_retry()). */
 void kube_backend_retry_evictions(struct kube_backend *kb);
 /* The informer of a resource, to read (tests, status). */

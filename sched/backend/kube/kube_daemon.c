@@ -11,20 +11,38 @@
 #include <time.h>
 
 #include "kube_backend.h"
+#include "kube_leader.h"
 #include "kubeconfig.h"
 #include "log.h"
 
 #define LOOP_WAIT_MS   200 /* longest poll: signals are seen this fast */
 #define RUN_EVERY_NS   1000000000LL  /* a cycle at least this often */
 #define EVICT_RETRY_NS 10000000000LL /* failed evictions tried again */
+#define DRAIN_NS       10000000000LL /* SIGTERM: binds in flight finish */
+#define RELEASE_NS     5000000000LL  /* SIGTERM: the lease given back */
 
-static volatile sig_atomic_t stop_requested;
+/* SIGTERM/SIGINT received (a second one skips the drain); SIGHUP. */
+static volatile sig_atomic_t stop_requested, reload_requested;
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    stop_requested = 1;
+    if (sig == SIGHUP)
+        reload_requested = 1;
+    else if (stop_requested < 2)
+        stop_requested++;
 }
+
+/* What the loop runs on. */
+struct daemon {
+    const struct kube_daemon_options *opt;
+    struct scheduler *s;
+    struct kube_backend *kb;
+    struct krequests *q;
+    struct kube_leader *leader; /* NULL until made, or no election */
+};
+
+/* How the loop ended, besides a negative errno. */
+enum { LOOP_STOP = 0, LOOP_RELOAD, LOOP_LOST };
 
 static int64_t wall_ns(void)
 {
@@ -40,46 +58,138 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* The loop proper, once everything is made. 0 or a negative errno. */
-static int loop(struct scheduler *s, struct kube_backend *kb,
-                struct krequests *q)
+/* Whether this replica may schedule and write now. */
+static bool leading(const struct daemon *d)
+{
+    return !d->opt->leader_elect || kube_leader_is_leader(d->leader);
+}
+
+/* krequest_options.may_write: the fence in front of every write. */
+static bool may_write(void *data)
+{
+    return leading(data);
+}
+
+static void on_lease(void *data, enum kinf_event ev, struct json_object *obj)
+{
+    struct daemon *d = data;
+    if (ev != KINF_DELETED)
+        kube_leader_observe(d->leader, obj);
+}
+
+static void config_warning(const char *msg, void *data)
+{
+    (void)data;
+    LOG_W("SIGHUP: %s", msg);
+}
+
+/* SIGHUP: whether --config loads (else why, with its file and field). */
+static bool config_loads(const struct kube_daemon_options *opt)
+{
+    if (!opt->config_path)
+        return true;
+    struct sched_config cfg;
+    struct err e;
+    config_init_defaults(&cfg);
+    int r = config_load_checked(&cfg, opt->config_path, opt->strict,
+                                config_warning, NULL, &e);
+    config_release(&cfg);
+    if (r < 0)
+        LOG_E("SIGHUP: %s; the running configuration stays", e.msg);
+    return r == 0;
+}
+
+/* One cycle's worth of work, for the leader only. */
+static void lead(struct daemon *d, int64_t *last_run, int64_t *last_retry)
+{
+    int64_t m = mono_ns();
+    int r;
+    if (kube_backend_take_changed(d->kb) || m - *last_run >= RUN_EVERY_NS) {
+        *last_run = m;
+        r = scheduler_run(d->s);
+        if (r < 0)
+            LOG_E("scheduling cycle: %s", strerror(-r));
+        else if (r > 0)
+            LOG_V(1, "admitted=%d", r);
+        if ((r = kube_backend_write_status(d->kb)) < 0)
+            LOG_E("status writes: %s", strerror(-r));
+    }
+    /* At the write queue's rate, whatever the cycle did. */
+    if ((r = kube_backend_drain_writes(d->kb)) < 0)
+        LOG_E("status writes: %s", strerror(-r));
+    if (m - *last_retry >= EVICT_RETRY_NS) {
+        *last_retry = m;
+        kube_backend_retry_evictions(d->kb);
+    }
+}
+
+/* The loop proper, once everything is made: LOOP_* or a negative errno. */
+static int loop(struct daemon *d)
 {
     bool was_synced = false;
     int64_t last_run = 0, last_retry = mono_ns();
     while (!stop_requested) {
         /* Wall time never goes back for the scheduler. */
         int64_t now = wall_ns();
-        if (now >= scheduler_cluster(s)->now_ns)
-            scheduler_clock(s, now);
-        int r = krequests_process(q, LOOP_WAIT_MS);
+        if (now >= scheduler_cluster(d->s)->now_ns)
+            scheduler_clock(d->s, now);
+        int r = krequests_process(d->q, LOOP_WAIT_MS);
         if (r < 0)
             return r;
-        if (!kube_backend_synced(kb))
+        if (d->leader) {
+            kube_leader_step(d->leader);
+            if (kube_leader_role(d->leader) == KLEASE_LOST)
+                return LOOP_LOST;
+        }
+        if (reload_requested) {
+            reload_requested = 0;
+            if (config_loads(d->opt))
+                return LOOP_RELOAD;
+        }
+        if (!kube_backend_synced(d->kb))
             continue;
         if (!was_synced) {
-            LOG_I("every informer synced; scheduling");
+            LOG_I("every informer synced; %s",
+                  leading(d) ? "scheduling" : "standing by");
             was_synced = true;
         }
-        int64_t m = mono_ns();
-        if (kube_backend_take_changed(kb) || m - last_run >= RUN_EVERY_NS) {
-            last_run = m;
-            r = scheduler_run(s);
-            if (r < 0)
-                LOG_E("scheduling cycle: %s", strerror(-r));
-            else if (r > 0)
-                LOG_V(1, "admitted=%d", r);
-            if ((r = kube_backend_write_status(kb)) < 0)
-                LOG_E("status writes: %s", strerror(-r));
-        }
-        /* At the write queue's rate, whatever the cycle did. */
-        if ((r = kube_backend_drain_writes(kb)) < 0)
-            LOG_E("status writes: %s", strerror(-r));
-        if (m - last_retry >= EVICT_RETRY_NS) {
-            last_retry = m;
-            kube_backend_retry_evictions(kb);
-        }
+        /* A standby keeps its informers (and the scheduler's cache)
+         * current, and runs no cycle. */
+        if (leading(d))
+            lead(d, &last_run, &last_retry);
     }
-    return 0;
+    return LOOP_STOP;
+}
+
+/* SIGTERM, or a reload: no more cycles; the binds in flight finish
+ * (bounded), then the lease is given back so a standby takes over at
+ * once. */
+static void shut_down(struct daemon *d)
+{
+    int64_t until = mono_ns() + DRAIN_NS;
+    size_t n = kube_backend_ops_in_flight(d->kb);
+    if (n)
+        LOG_I("stopping: %zu binds in flight", n);
+    while (kube_backend_ops_in_flight(d->kb) && mono_ns() < until &&
+           stop_requested < 2) {
+        if (krequests_process(d->q, 100) < 0)
+            break;
+        if (d->leader)
+            kube_leader_step(d->leader);
+    }
+    /* Status writes still queued: kube_backend_flush(d->kb, until) goes
+     * here once the backend has it. */
+    if (!d->leader)
+        return;
+    kube_leader_release(d->leader);
+    until = mono_ns() + RELEASE_NS;
+    for (;;) {
+        enum klease_role role = kube_leader_role(d->leader);
+        if (role == KLEASE_RELEASED || role == KLEASE_LOST ||
+            mono_ns() >= until || krequests_process(d->q, 50) < 0)
+            break;
+        kube_leader_step(d->leader);
+    }
 }
 
 static void install_signals(void)
@@ -88,6 +198,7 @@ static void install_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
 }
 
 /* A 401: the exec plugin runs again, the token file is read again. */
@@ -115,6 +226,7 @@ int kube_daemon_run(const struct sched_config *cfg,
     struct krequests *q = NULL;
     struct kube_backend *kb = NULL;
     struct scheduler *s = NULL;
+    struct daemon d = {.opt = opt};
     int rc = 1, r;
     struct kclient_options ko = {
         /* Lists of a large cluster come in pages, each one may be big. */
@@ -155,7 +267,11 @@ int kube_daemon_run(const struct sched_config *cfg,
                 strerror(-r));
         goto out;
     }
-    struct krequest_options qo = {.qps = opt->qps, .burst = opt->burst};
+    struct krequest_options qo = {.qps = opt->qps,
+                                  .burst = opt->burst,
+                                  .may_write =
+                                      opt->leader_elect ? may_write : NULL,
+                                  .gate_data = &d};
     if (conf && ko.cred) {
         qo.on_unauthorized = on_unauthorized;
         qo.auth_data = conf;
@@ -163,9 +279,27 @@ int kube_daemon_run(const struct sched_config *cfg,
     struct kube_backend_options bo = {
         .evict_grace_seconds = opt->evict_grace_seconds,
         .lease_namespace = opt->lease_namespace,
+        .lease = opt->leader_elect ? on_lease : NULL,
+        .hook_data = &d,
         .write_status = true,
         .workloads_off = opt->no_workload_writes,
     };
+    struct kube_leader_options lo = {
+        .ns = opt->lease_namespace ? opt->lease_namespace : "kube-system",
+        .name = opt->lease_name ? opt->lease_name : "ordo-scheduler",
+        .lease_ms = opt->lease_ms ? opt->lease_ms : 15000,
+        .renew_deadline_ms =
+            opt->renew_deadline_ms ? opt->renew_deadline_ms : 10000,
+        .retry_ms = opt->retry_ms ? opt->retry_ms : 2000,
+    };
+    if (opt->leader_elect && (r = kube_leader_new(kc, &lo, &d.leader)) < 0) {
+        fprintf(stderr,
+                "ordo-scheduler: leader election on %s/%s: %s (the lease "
+                "duration must exceed the renew deadline, which must "
+                "exceed the retry period)\n",
+                lo.ns, lo.name, strerror(-r));
+        goto out;
+    }
     if ((r = krequests_new(kc, &qo, &q)) < 0 ||
         (r = kube_backend_new(kc, q, &bo, &kb)) < 0 ||
         (r = scheduler_new(cfg, plugins, &kube_backend_ops, kb, &s)) < 0 ||
@@ -173,19 +307,36 @@ int kube_daemon_run(const struct sched_config *cfg,
         fprintf(stderr, "ordo-scheduler: starting: %s\n", strerror(-r));
         goto out;
     }
+    d.s = s;
+    d.kb = kb;
+    d.q = q;
     install_signals();
     LOG_I("watching %s", ko.base_url);
-    r = loop(s, kb, q);
-    if (r < 0)
+    if (d.leader)
+        LOG_I("leader election: lease %s/%s identity=\"%s\"", lo.ns, lo.name,
+              kube_leader_identity(d.leader));
+    r = loop(&d);
+    if (r < 0) {
         fprintf(stderr, "ordo-scheduler: event loop: %s\n", strerror(-r));
-    else
-        LOG_I("stopping");
-    rc = r < 0 ? 1 : 0;
+    } else if (r == LOOP_LOST) {
+        /* As kube-scheduler: exit, the Deployment starts us again as a
+         * standby with a cache built from scratch. */
+        fprintf(stderr, "ordo-scheduler: leadership lost; exiting\n");
+    } else {
+        LOG_I(r == LOOP_RELOAD ? "SIGHUP: configuration loads; starting "
+                                 "again"
+                               : "stopping");
+        shut_down(&d);
+    }
+    rc = r < 0 || r == LOOP_LOST ? 1
+         : r == LOOP_RELOAD      ? KUBE_DAEMON_RELOAD
+                                 : 0;
 out:
     /* The backend's requests first, then what they ran on; the kubeconfig
      * (the client's credential source) last. */
     kube_backend_free(kb);
     krequests_free(q);
+    kube_leader_free(d.leader);
     kclient_free(kc);
     scheduler_free(s);
     kubeconfig_free(conf);
