@@ -410,9 +410,9 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_backend_line.sh tests/cli/test_checks.sh \
 	tests/cli/test_explain.sh tests/cli/test_validate.sh \
 	tests/cli/test_kube_e2e.sh tests/cli/test_kube_cli.sh \
-	tests/cli/test_kube_restart.sh
+	tests/cli/test_kube_restart.sh tests/cli/test_kube_ha.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/kube_restart.py tests/data tests/fuzz tests/bench examples docs
+EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/kube_restart.py tests/cli/kube_ha.py tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
 	ORDO_TEST_DATA='$(abs_top_srcdir)/tests/data'; export ORDO_TEST_DATA; \
 	ORDO_SCHEDULER='$(abs_top_builddir)/sched/ordo-scheduler'; export ORDO_SCHEDULER; \

@@ -106,6 +106,19 @@ bool klease_is_leader(const struct klease *kl, int64_t mono_ms)
     return kl && !kl->stopping && leading(kl, mono_ms);
 }
 
+bool klease_may_send(const struct klease *kl, int64_t mono_ms)
+{
+    switch (kl->role) {
+    case KLEASE_FOLLOWER:
+        return !kl->stopping;
+    case KLEASE_LEADER:
+    case KLEASE_RELEASING:
+        return mono_ms - kl->renewed_ms < kl->renew_deadline_ms;
+    default:
+        return false;
+    }
+}
+
 char *klease_microtime(int64_t wall_us, char *buf, size_t size)
 {
     time_t s = (time_t)(wall_us / 1000000);

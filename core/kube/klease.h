@@ -91,6 +91,11 @@ int klease_release(struct klease *kl, int64_t mono_ms, int64_t wall_us,
 /* Whether we may write now: leader, and a renew sent less than
  * renew_deadline ago succeeded. */
 bool klease_is_leader(const struct klease *kl, int64_t mono_ms);
+/* Whether a Lease write asked for may still be sent now (the request
+ * queue's may_write for the elector's own requests): a follower's (an
+ * acquisition, fenced by resourceVersion) unless stopping; a leader's
+ * renew or release only before the renew deadline; none once lost. */
+bool klease_may_send(const struct klease *kl, int64_t mono_ms);
 enum klease_role klease_role(const struct klease *kl);
 /* The holder last observed ("" none or released; static in kl), the
  * leaseTransitions last observed. */

@@ -397,7 +397,7 @@ static bool bucket_take(struct krequests *q, int64_t now)
 /* Whether the fencing gate stops r now (krequest_options.may_write). */
 static bool gate_refuses(const struct krequests *q, const struct kreq *r)
 {
-    return r->spec.method != KREQ_GET && !r->spec.ungated && q->opt.may_write &&
+    return r->spec.method != KREQ_GET && q->opt.may_write &&
            !q->opt.may_write(q->opt.gate_data);
 }
 

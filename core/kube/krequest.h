@@ -82,7 +82,6 @@ struct kreq_spec {
      * (a line may span many reads), the body is not kept. */
     bool stream;
     int64_t delay_ms; /* start no sooner than this from now */
-    bool ungated;     /* not subject to may_write (the Lease's own) */
     long timeout_ms;  /* 0: the client's; streams: 0 is none */
 };
 

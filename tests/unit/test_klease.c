@@ -195,6 +195,7 @@ static void test_conflict_on_acquire(void **state)
     expect_get(kl, 0);
     assert_int_equal(klease_got(kl, 0, WALL0, 200, lease("", "3", 1), &a), 0);
     assert_int_equal(a.what, KLEASE_UPDATE); /* released: at once */
+    assert_true(klease_may_send(kl, 0));     /* an acquisition */
     assert_string_equal(spec_str(a.body, "leaseTransitions"), "2");
     free(a.body);
     klease_wrote(kl, 10, 409, "{}"); /* another replica won */
@@ -296,6 +297,18 @@ static void test_paused_leader(void **state)
     assert_int_equal(a.what, KLEASE_WAIT);
     klease_free(kl);
 
+    /* A renew asked for before the pause is not sent after it. */
+    kl = make("me");
+    acquire_new(kl, 0);
+    expect_get(kl, 2000);
+    assert_int_equal(klease_got(kl, 2000, WALL0, 200, lease("me", "10", 0), &a),
+                     0);
+    assert_int_equal(a.what, KLEASE_UPDATE);
+    free(a.body);
+    assert_true(klease_may_send(kl, 2001));
+    assert_false(klease_may_send(kl, 30000));
+    klease_free(kl);
+
     /* Paused between ticks: the first tick after it sends nothing. */
     kl = make("me");
     acquire_new(kl, 0);
@@ -336,6 +349,7 @@ static void test_release(void **state)
     klease_wrote(kl, 110, 200, lease("", "11", 0));
     assert_int_equal(klease_role(kl), KLEASE_RELEASED);
     assert_false(klease_is_leader(kl, 110));
+    assert_false(klease_may_send(kl, 110));
     klease_free(kl);
 
     /* A follower has nothing to give back. */

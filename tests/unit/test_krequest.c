@@ -474,7 +474,7 @@ static void on_refusable(void *data, const struct kreq_result *res)
 }
 
 /* Fencing: a write is not sent unless may_write says so right before the
- * attempt, a retry included; GETs and ungated writes always go. */
+ * attempt, a retry included; GETs always go. */
 static void test_write_gate(void **state)
 {
     fake_reset();
@@ -489,36 +489,30 @@ static void test_write_gate(void **state)
                                  .may_write = test_gate};
     assert_int_equal(krequests_new(e.kc, &o, &e.q), 0);
     fake_rule("GET", "/g", 200, "{}");
-    fake_rule("POST", "/lease", 201, "{}");
     fake_rule("POST", "/w", 503, "{}");
     fake_rule("POST", "/w", 201, "{}");
     gate_open = false;
-    struct refused g = {0}, l = {0}, w = {0}, w2 = {0};
+    struct refused g = {0}, w = {0}, w2 = {0};
     struct kreq_spec get = {.method = KREQ_GET, .path = "/g"};
-    struct kreq_spec lease = {
-        .method = KREQ_POST, .path = "/lease", .ungated = true};
     struct kreq_spec write = {
         .method = KREQ_POST, .path = "/w", .retry_unsure = true};
     assert_int_equal(krequest_start(e.q, &get, on_refusable, NULL, &g, NULL),
-                     0);
-    assert_int_equal(krequest_start(e.q, &lease, on_refusable, NULL, &l, NULL),
                      0);
     assert_int_equal(krequest_start(e.q, &write, on_refusable, NULL, &w, NULL),
                      0);
     drive(&e);
     assert_int_equal(g.status, 200);
-    assert_int_equal(l.status, 201);
     assert_int_equal(w.calls, 1);
     assert_true(w.refused);
     assert_int_equal(w.status, 0);
-    assert_int_equal(n_records(), 2); /* the write never left */
+    assert_int_equal(n_records(), 1); /* the write never left */
     /* Open: the write goes, fails 503; closed before its retry: refused
      * without a second request. */
     gate_open = true;
     assert_int_equal(krequest_start(e.q, &write, on_refusable, NULL, &w2, NULL),
                      0);
     drive(&e);
-    assert_int_equal(n_records(), 3);
+    assert_int_equal(n_records(), 2);
     assert_int_equal(w2.calls, 0);
     gate_open = false;
     fake_now += krequests_due_in_ms(e.q);
@@ -527,7 +521,7 @@ static void test_write_gate(void **state)
     assert_true(gate_calls > before);
     assert_int_equal(w2.calls, 1);
     assert_true(w2.refused);
-    assert_int_equal(n_records(), 3);
+    assert_int_equal(n_records(), 2);
     env_free(&e);
 }
 

@@ -181,6 +181,7 @@ static void shut_down(struct daemon *d)
      * here once the backend has it. */
     if (!d->leader)
         return;
+    bool held = kube_leader_is_leader(d->leader);
     kube_leader_release(d->leader);
     until = mono_ns() + RELEASE_NS;
     for (;;) {
@@ -190,6 +191,12 @@ static void shut_down(struct daemon *d)
             break;
         kube_leader_step(d->leader);
     }
+    if (!held)
+        return; /* a standby: nothing to give back */
+    if (kube_leader_role(d->leader) == KLEASE_RELEASED)
+        LOG_I("leader election: lease released");
+    else
+        LOG_W("leader election: the lease was not given back; it expires");
 }
 
 static void install_signals(void)

@@ -34,6 +34,12 @@ static int64_t now_ms(const struct kube_leader *l)
     return krequests_now_ms(l->q);
 }
 
+static bool lease_may_send(void *data)
+{
+    struct kube_leader *l = data;
+    return l->kl && klease_may_send(l->kl, now_ms(l));
+}
+
 int kube_leader_new(struct kclient *kc, const struct kube_leader_options *opt,
                     struct kube_leader **ret)
 {
@@ -61,7 +67,9 @@ int kube_leader_new(struct kclient *kc, const struct kube_leader_options *opt,
                                 .lease_ms = opt->lease_ms,
                                 .renew_deadline_ms = opt->renew_deadline_ms,
                                 .retry_ms = opt->retry_ms};
-    int r = krequests_new(kc, NULL, &l->q);
+    /* Its own queue and rate limit; its writes fenced by the elector. */
+    struct krequest_options qo = {.may_write = lease_may_send, .gate_data = l};
+    int r = krequests_new(kc, &qo, &l->q);
     if (r == 0)
         r = klease_new(&kc_, &l->kl);
     if (r < 0) {
@@ -146,7 +154,6 @@ static void lease_send(struct kube_leader *l, struct klease_action *a)
         .path = a->what == KLEASE_CREATE ? klease_collection(l->kl)
                                          : klease_path(l->kl),
         .body = a->body,
-        .ungated = true,
         .timeout_ms = 5000,
     };
     int r = krequest_start(l->q, &spec,
@@ -176,8 +183,6 @@ static void log_changes(struct kube_leader *l)
             LOG_E("leader election: leadership lost identity=\"%s\"; no "
                   "more writes",
                   l->identity);
-        else if (role == KLEASE_RELEASED && l->last_role == KLEASE_RELEASING)
-            LOG_I("leader election: lease released");
         l->last_role = role;
     }
     if (role == KLEASE_FOLLOWER && strcmp(holder, l->last_holder)) {

@@ -2,8 +2,9 @@
  * state machine driven over its own request queue (its own rate limit,
  * as kube-scheduler's leader-election client has, so that a backlog of
  * binds never delays a renew) on the daemon's API client. GET, POST and
- * PUT on coordination.k8s.io/v1 leases; the Lease's writes are ungated,
- * every other write goes through kube_leader_may_write(). */
+ * PUT on coordination.k8s.io/v1 leases, fenced by klease_may_send() (a
+ * paused leader's queued renew is never sent); every other write goes
+ * through kube_leader_may_write(). */
 #ifndef ORDO_KUBE_LEADER_H
 #define ORDO_KUBE_LEADER_H
 
