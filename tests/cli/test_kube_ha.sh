@@ -7,7 +7,9 @@
 #     resumed (SIGCONT), the old leader writes nothing more and exits 1;
 #   - the leader killed (SIGKILL): the standby takes over and binds on;
 #   - SIGTERM: exit 0, the lease released (holderIdentity ""), the
-#     standby takes over; the last replica's SIGTERM leaves it released.
+#     standby takes over; the last replica's SIGTERM leaves it released;
+#   - SIGHUP: a bad --config is reported and kept, a good one restarts
+#     the program in place.
 # The load is kube_restart.py's (gangs of Jobs under ClusterQueues); the
 # audit is the judge (kube_ha.py: nothing written by a replica that did
 # not hold the lease; kube_restart.py: no pod bound twice, no gang split,
@@ -159,6 +161,39 @@ check "d stops with status 0" 0 "" -- test "$rc" -eq 0
 check "the Lease is released (holderIdentity empty)" 0 "holder= " -- \
     ha holder "$tmp/kubeconfig" kube-system ordo-scheduler
 check "no sanitizer report from d" 0 "" -- clean_log d
+
+# SIGHUP: a configuration that does not load is reported (file, field) and
+# the running one stays; one that loads restarts the program in place
+# (same pid), which leads again.
+printf 'apiVersion: ordo.dev/v1alpha1\nkind: SchedulerConfiguration\ncycleTimeout: 30s\n' \
+    >"$tmp/config.yaml"
+start secret-1 e --config "$tmp/config.yaml"
+e=$started
+check "replica e leads" 0 "" -- log_has e "became leader"
+printf 'apiVersion: ordo.dev/v1alpha1\nkind: SchedulerConfiguration\ncycleTimeout: soon\n' \
+    >"$tmp/config.yaml"
+kill -HUP "$e"
+check "SIGHUP with a bad configuration: reported, kept" 0 "" -- \
+    log_has e "the running configuration stays"
+check "the report names the file and the field" 0 "cycleTimeout" -- \
+    grep "SIGHUP: .*config.yaml" "$tmp/e.log"
+check "e still runs" 0 "" -- kill -0 "$e"
+printf 'apiVersion: ordo.dev/v1alpha1\nkind: SchedulerConfiguration\ncycleTimeout: 20s\n' \
+    >"$tmp/config.yaml"
+kill -HUP "$e"
+check "SIGHUP with a good configuration: started again" 0 "" -- \
+    log_has e "configuration loads; starting again"
+leads_twice() { [ "$(grep -c 'became leader' "$tmp/e.log")" -ge 2 ]; }
+for _ in $(seq 300); do
+    leads_twice && break
+    sleep 0.1
+done
+check "e, started again in place, leads again" 0 "" -- leads_twice
+kill -TERM "$e"
+wait_exit "$e"
+rc=$?
+check "e stops with status 0" 0 "" -- test "$rc" -eq 0
+check "no sanitizer report from e" 0 "" -- clean_log e
 pids=
 
 check "audit: nothing written by a replica without the lease" 0 \
