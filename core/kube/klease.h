@@ -78,7 +78,9 @@ int klease_got(struct klease *kl, int64_t mono_ms, int64_t wall_us, long status,
 /* The answer to a CREATE or UPDATE (body: the Lease for 2xx). */
 void klease_wrote(struct klease *kl, int64_t mono_ms, long status,
                   const char *body);
-/* A Lease from a watch (NULL or another name: ignored): observed. */
+/* A Lease from a watch (NULL or another name: ignored): observed. A late
+ * (stale) event only restarts the expiry clock: a takeover comes later,
+ * never sooner. */
 void klease_observe(struct klease *kl, int64_t mono_ms,
                     struct json_object *lease);
 /* Starts giving the lease back: an UPDATE clearing holderIdentity when

@@ -16,12 +16,13 @@ static void on_event(void *data, enum kinf_event ev, struct json_object *obj)
     struct kube_res_ctx *ctx = data;
     struct kube_backend *kb = ctx->kb;
     kb->st.events++;
-    kb->changed = true;
     if (ctx->res == KRES_LEASE) {
+        /* Renewed every few seconds: not a reason to run a cycle. */
         if (kb->opt.lease)
             kb->opt.lease(kb->opt.hook_data, ev, obj);
         return;
     }
+    kb->changed = true;
     int r = 0;
     if (ev == KINF_DELETED) {
         char buf[512];
