@@ -382,8 +382,7 @@ static int leader_duration(int opt, const char *arg,
                                              : "retry-period";
     int64_t ns;
     int64_t min_ns = opt == OPT_LE_LEASE ? 1000000000LL : 1000000LL;
-    if (duration_parse(arg, &ns) < 0 || ns < min_ns ||
-        ns > 3600000000000LL) {
+    if (duration_parse(arg, &ns) < 0 || ns < min_ns || ns > 3600000000000LL) {
         fprintf(stderr,
                 "ordo-scheduler: --leader-elect-%s: expected a duration "
                 "from %s to 1h such as 15s or 1m30s, got \"%s\"\n",

@@ -169,7 +169,7 @@ static void shut_down(struct daemon *d)
     int64_t until = mono_ns() + DRAIN_NS;
     size_t n = kube_backend_ops_in_flight(d->kb);
     if (n)
-        LOG_I("stopping: %zu binds in flight", n);
+        LOG_I("stopping: %zu binds and resumes in flight", n);
     while (kube_backend_ops_in_flight(d->kb) && mono_ns() < until &&
            stop_requested < 2) {
         if (krequests_process(d->q, 100) < 0)

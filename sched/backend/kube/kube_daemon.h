@@ -4,7 +4,9 @@
  * synced, wall-clock time. SIGTERM and SIGINT end it cleanly. With
  * leader election a standby lists and watches (its cache is current) but
  * runs no cycle and writes nothing until it leads; every write is gated
- * on leading now (krequest.h's may_write).
+ * on leading now (krequest.h's may_write). Leadership lost: exit 1, as
+ * kube-scheduler. SIGHUP: --config is loaded again to check it; a good
+ * one ends the loop as SIGTERM does, for the caller to exec again.
  *
  * The connection comes from core/kube/kubeconfig.h: --kubeconfig FILE,
  * else KUBECONFIG or $HOME/.kube/config, else in-cluster; --context NAME
