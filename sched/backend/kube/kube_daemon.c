@@ -264,6 +264,10 @@ int kube_daemon_run(const struct sched_config *cfg,
     }
     if (opt->insecure_skip_verify)
         ko.insecure_skip_verify = true;
+    if (opt->leader_elect) {
+        ko.may_write = may_write; /* evictions: the same fence */
+        ko.gate_data = &d;
+    }
     if (!ko.base_url) {
         fprintf(stderr, "ordo-scheduler: no API server: give --kubeconfig "
                         "FILE or --server URL\n");
