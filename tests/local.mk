@@ -25,6 +25,7 @@ UNIT_TESTS = \
 	tests/unit/test_krequest \
 	tests/unit/test_kinformer \
 	tests/unit/test_klease \
+	tests/unit/test_kube_leader \
 	tests/unit/test_kube_backend \
 	tests/unit/test_strmap \
 	tests/unit/test_decode_limits \
@@ -132,6 +133,11 @@ tests_unit_test_kube_backend_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CUR
 tests_unit_test_kube_backend_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
 tests_unit_test_kube_backend_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib \
 	-I$(top_srcdir)/sched/backend/kube
+tests_unit_test_kube_leader_SOURCES = tests/unit/test_kube_leader.c $(FAKE_API_SRCS)
+tests_unit_test_kube_leader_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS) $(LIBS)
+tests_unit_test_kube_leader_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
+tests_unit_test_kube_leader_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib \
+	-I$(top_srcdir)/sched/backend/kube -I$(top_srcdir)/core/kube
 tests_unit_test_kube_evict_SOURCES = tests/unit/test_kube_evict.c $(FAKE_API_SRCS)
 tests_unit_test_kube_evict_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(MHD_LIBS) $(LIBS)
 tests_unit_test_kube_evict_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS)
