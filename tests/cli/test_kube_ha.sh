@@ -6,8 +6,9 @@
 #   - the leader paused (SIGSTOP) past its lease: the standby takes over;
 #     resumed (SIGCONT), the old leader writes nothing more and exits 1;
 #   - the leader killed (SIGKILL): the standby takes over and binds on;
-#   - SIGTERM: exit 0, the lease released (holderIdentity ""), the
-#     standby takes over; the last replica's SIGTERM leaves it released;
+#   - SIGTERM mid-binding: exit 0, the lease released (holderIdentity ""),
+#     the standby takes over and binds the rest; the last replica's
+#     SIGTERM leaves it released;
 #   - SIGHUP: a bad --config is reported and kept, a good one restarts
 #     the program in place.
 # The load is kube_restart.py's (gangs of Jobs under ClusterQueues); the
@@ -122,7 +123,7 @@ check "a wrote nothing after b's takeover" 0 "0 writes" -- \
 check "no sanitizer report from a" 0 "" -- clean_log a
 
 # b killed: a new replica with sched-1's token takes over and binds on.
-start secret-1 c
+start secret-1 c --qps 3 --burst 1
 c=$started
 check "replica c stands by" 0 "" -- log_has c "standing by"
 before=$(ha lines "$tmp/audit")
@@ -130,18 +131,15 @@ kill -KILL "$b"
 wait_exit "$b"
 check "b killed: c takes the lease over" 0 "" -- \
     ha wait "$tmp/audit" sched-1 lease 1 "$before"
-check "c binds the rest" 0 "" -- ha wait "$tmp/audit" sched-1 bind 1 "$before"
+check "c binds after the takeover" 0 "" -- \
+    ha wait "$tmp/audit" sched-1 bind 1 "$before"
 
-# SIGTERM to c with d standing by: exit 0, the lease given back, d takes
-# over.
+# SIGTERM to c in the middle of binding, with d standing by: exit 0, the
+# lease given back, d takes over (listing everything again first: its
+# watches may lag behind c's last binds) and binds the rest.
 start secret-2 d
 d=$started
 check "replica d stands by" 0 "" -- log_has d "standing by"
-for _ in $(seq 300); do
-    restart settled "$tmp/kubeconfig" && break
-    sleep 0.1
-done
-check "every workload that fits bound" 0 "" -- restart settled "$tmp/kubeconfig"
 before=$(ha lines "$tmp/audit")
 kill -TERM "$c"
 wait_exit "$c"
@@ -151,6 +149,12 @@ check "c released the lease" 0 "" -- log_has c "lease released"
 check "d takes the released lease over" 0 "" -- \
     ha wait "$tmp/audit" sched-2 lease 1 "$before"
 check "d leads" 0 "" -- log_has d "became leader"
+check "d lists again before scheduling" 0 "" -- log_has d "caught up"
+for _ in $(seq 300); do
+    restart settled "$tmp/kubeconfig" && break
+    sleep 0.1
+done
+check "every workload that fits bound" 0 "" -- restart settled "$tmp/kubeconfig"
 check "no sanitizer report from c" 0 "" -- clean_log c
 
 # The last replica's SIGTERM leaves the Lease released.

@@ -39,6 +39,11 @@ struct daemon {
     struct kube_backend *kb;
     struct krequests *q;
     struct kube_leader *leader; /* NULL until made, or no election */
+    /* What a new leader rebuilds its backend and scheduler from. */
+    struct kclient *kc;
+    const struct sched_config *cfg;
+    const struct plugin_registry *plugins;
+    struct kube_backend_options bo;
 };
 
 /* How the loop ended, besides a negative errno. */
@@ -123,10 +128,26 @@ static void lead(struct daemon *d, int64_t *last_run, int64_t *last_retry)
     }
 }
 
+/* A fresh backend (its informers list everything again) and scheduler.
+ * 0 or a negative errno. */
+static int rebuild(struct daemon *d)
+{
+    kube_backend_free(d->kb);
+    scheduler_free(d->s);
+    d->kb = NULL;
+    d->s = NULL;
+    int r = kube_backend_new(d->kc, d->q, &d->bo, &d->kb);
+    if (r == 0)
+        r = scheduler_new(d->cfg, d->plugins, &kube_backend_ops, d->kb, &d->s);
+    if (r == 0)
+        r = kube_backend_start(d->kb, d->s);
+    return r;
+}
+
 /* The loop proper, once everything is made: LOOP_* or a negative errno. */
 static int loop(struct daemon *d)
 {
-    bool was_synced = false;
+    bool was_synced = false, was_leading = false, catching_up = false;
     int64_t last_run = 0, last_retry = mono_ns();
     while (!stop_requested) {
         /* Wall time never goes back for the scheduler. */
@@ -153,9 +174,24 @@ static int loop(struct daemon *d)
                   leading(d) ? "scheduling" : "standing by");
             was_synced = true;
         }
-        /* A standby keeps its informers (and the scheduler's cache)
-         * current, and runs no cycle. */
-        if (leading(d))
+        /* A standby keeps its informers current and runs no cycle. A new
+         * leader's scheduler is built afresh from a full list, as after a
+         * restart: admissions are recovered from bound pods only at a
+         * scheduler's first batch, and a warm standby's watches may lag
+         * behind its predecessor's last binds. */
+        bool now_leading = leading(d);
+        if (now_leading && !was_leading && d->leader) {
+            LOG_I("leader: listing everything again before scheduling");
+            if ((r = rebuild(d)) < 0)
+                return r;
+            catching_up = true;
+        }
+        was_leading = now_leading;
+        if (catching_up && kube_backend_synced(d->kb)) {
+            LOG_I("leader: caught up with the API server; scheduling");
+            catching_up = false;
+        }
+        if (now_leading && !catching_up)
             lead(d, &last_run, &last_retry);
     }
     return LOOP_STOP;
@@ -230,9 +266,6 @@ int kube_daemon_run(const struct sched_config *cfg,
     struct err e;
     struct kubeconfig *conf = NULL;
     struct kclient *kc = NULL;
-    struct krequests *q = NULL;
-    struct kube_backend *kb = NULL;
-    struct scheduler *s = NULL;
     struct daemon d = {.opt = opt};
     int rc = 1, r;
     struct kclient_options ko = {
@@ -311,16 +344,17 @@ int kube_daemon_run(const struct sched_config *cfg,
                 lo.ns, lo.name, strerror(-r));
         goto out;
     }
-    if ((r = krequests_new(kc, &qo, &q)) < 0 ||
-        (r = kube_backend_new(kc, q, &bo, &kb)) < 0 ||
-        (r = scheduler_new(cfg, plugins, &kube_backend_ops, kb, &s)) < 0 ||
-        (r = kube_backend_start(kb, s)) < 0) {
+    d.kc = kc;
+    d.cfg = cfg;
+    d.plugins = plugins;
+    d.bo = bo;
+    if ((r = krequests_new(kc, &qo, &d.q)) < 0 ||
+        (r = kube_backend_new(kc, d.q, &bo, &d.kb)) < 0 ||
+        (r = scheduler_new(cfg, plugins, &kube_backend_ops, d.kb, &d.s)) < 0 ||
+        (r = kube_backend_start(d.kb, d.s)) < 0) {
         fprintf(stderr, "ordo-scheduler: starting: %s\n", strerror(-r));
         goto out;
     }
-    d.s = s;
-    d.kb = kb;
-    d.q = q;
     install_signals();
     LOG_I("watching %s", ko.base_url);
     if (d.leader)
@@ -345,11 +379,11 @@ int kube_daemon_run(const struct sched_config *cfg,
 out:
     /* The backend's requests first, then what they ran on; the kubeconfig
      * (the client's credential source) last. */
-    kube_backend_free(kb);
-    krequests_free(q);
+    kube_backend_free(d.kb);
+    krequests_free(d.q);
     kube_leader_free(d.leader);
     kclient_free(kc);
-    scheduler_free(s);
+    scheduler_free(d.s);
     kubeconfig_free(conf);
     return rc;
 }

@@ -2,8 +2,9 @@
  * the API client (curl multi poll with a timeout), the informers feeding
  * the scheduler, scheduler_run() when something changed and every informer
  * synced, wall-clock time. SIGTERM and SIGINT end it cleanly. With
- * leader election a standby lists and watches (its cache is current) but
- * runs no cycle and writes nothing until it leads; every write is gated
+ * leader election a standby lists and watches but runs no cycle and
+ * writes nothing; a new leader rebuilds its backend and scheduler from a
+ * full list (admissions recovered as after a restart); every write is gated
  * on leading now (krequest.h's may_write). Leadership lost: exit 1, as
  * kube-scheduler. SIGHUP: --config is loaded again to check it; a good
  * one ends the loop as SIGTERM does, for the caller to exec again.
