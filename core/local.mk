@@ -40,7 +40,8 @@ core_libordo_core_la_LIBADD = $(YAML_LIBS) $(JSONC_LIBS)
 noinst_LTLIBRARIES += core/kube/libordo-kube.la
 core_kube_libordo_kube_la_SOURCES = %reldir%/kube/kclient.c %reldir%/kube/kclient.h \
 	%reldir%/kube/krequest.c %reldir%/kube/krequest.h \
-	%reldir%/kube/kinformer.c %reldir%/kube/kinformer.h
+	%reldir%/kube/kinformer.c %reldir%/kube/kinformer.h \
+	%reldir%/kube/klease.c %reldir%/kube/klease.h
 core_kube_libordo_kube_la_SOURCES += %reldir%/kube/kclient_tls.c %reldir%/kube/kclient_tls.h \
 	%reldir%/kube/kubeconfig.c %reldir%/kube/kubeconfig.h %reldir%/kube/kubeconfig_int.h \
 	%reldir%/kube/kubeconfig_fields.c %reldir%/kube/kubeconfig_cred.c

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "duration.h"
@@ -54,6 +55,12 @@ enum {
     OPT_INSECURE,
     OPT_QPS,
     OPT_BURST,
+    OPT_LEADER_ELECT,
+    OPT_LE_LEASE,
+    OPT_LE_RENEW,
+    OPT_LE_RETRY,
+    OPT_LE_NAMESPACE,
+    OPT_LE_NAME,
 };
 
 /* --explain may be given this many times. */
@@ -116,6 +123,15 @@ static void usage(FILE *out)
         "/queues there\n"
         "  --listen-cert FILE, --listen-key FILE\n"
         "                        serve them over HTTPS (PEM files)\n"
+        "  --leader-elect[=BOOL] elect one leader on a Lease (default "
+        "true; false: always lead)\n"
+        "  --leader-elect-lease-duration DUR, --leader-elect-renew-deadline "
+        "DUR,\n"
+        "  --leader-elect-retry-period DUR   (default 15s, 10s, 2s)\n"
+        "  --leader-elect-resource-namespace NS, "
+        "--leader-elect-resource-name NAME\n"
+        "                        the Lease (default "
+        "kube-system/ordo-scheduler)\n"
         "\n"
         "Options:\n"
         "  --config FILE         scheduler configuration "
@@ -366,6 +382,29 @@ static int run_cluster(const struct options *o, const struct sched_config *cfg,
     return kube_daemon_run(cfg, plugins, &o->kube_opt);
 }
 
+/* --leader-elect-{lease-duration,renew-deadline,retry-period} DUR, in
+ * Go syntax; 0 or -1 after printing why. */
+static int leader_duration(int opt, const char *arg,
+                           struct kube_daemon_options *k)
+{
+    const char *name = opt == OPT_LE_LEASE   ? "lease-duration"
+                       : opt == OPT_LE_RENEW ? "renew-deadline"
+                                             : "retry-period";
+    int64_t ns;
+    int64_t min_ns = opt == OPT_LE_LEASE ? 1000000000LL : 1000000LL;
+    if (duration_parse(arg, &ns) < 0 || ns < min_ns || ns > 3600000000000LL) {
+        fprintf(stderr,
+                "ordo-scheduler: --leader-elect-%s: expected a duration "
+                "from %s to 1h such as 15s or 1m30s, got \"%s\"\n",
+                name, opt == OPT_LE_LEASE ? "1s" : "1ms", arg);
+        return -1;
+    }
+    *(opt == OPT_LE_LEASE   ? &k->lease_ms
+      : opt == OPT_LE_RENEW ? &k->renew_deadline_ms
+                            : &k->retry_ms) = ns / 1000000;
+    return 0;
+}
+
 /* "-v" last or before another option means -v 1 ("--list-plugins -v"):
  * getopt would take the next argument as its value, or fail at the end. */
 static void bare_verbose(int argc, char **argv)
@@ -415,6 +454,13 @@ int main(int argc, char **argv)
         {"listen-cert", required_argument, NULL, OPT_LISTEN_CERT},
         {"listen-key", required_argument, NULL, OPT_LISTEN_KEY},
         {"burst", required_argument, NULL, OPT_BURST},
+        {"leader-elect", optional_argument, NULL, OPT_LEADER_ELECT},
+        {"leader-elect-lease-duration", required_argument, NULL, OPT_LE_LEASE},
+        {"leader-elect-renew-deadline", required_argument, NULL, OPT_LE_RENEW},
+        {"leader-elect-retry-period", required_argument, NULL, OPT_LE_RETRY},
+        {"leader-elect-resource-namespace", required_argument, NULL,
+         OPT_LE_NAMESPACE},
+        {"leader-elect-resource-name", required_argument, NULL, OPT_LE_NAME},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -423,6 +469,10 @@ int main(int argc, char **argv)
     o.sim_opt.until_idle = true;
     o.sim_opt.progress = true;
     o.kube_opt.evict_grace_seconds = -1;
+    o.kube_opt.leader_elect = true; /* as kube-scheduler */
+    o.kube_opt.lease_ms = 15000;
+    o.kube_opt.renew_deadline_ms = 10000;
+    o.kube_opt.retry_ms = 2000;
     static const char *explain[EXPLAIN_MAX]; /* --explain names */
     size_t n_explain = 0;
     int c;
@@ -557,6 +607,31 @@ int main(int argc, char **argv)
             *(c == OPT_QPS ? &o.kube_opt.qps : &o.kube_opt.burst) = (uint32_t)v;
             break;
         }
+        case OPT_LEADER_ELECT:
+            if (!optarg || !strcmp(optarg, "true"))
+                o.kube_opt.leader_elect = true;
+            else if (!strcmp(optarg, "false"))
+                o.kube_opt.leader_elect = false;
+            else {
+                fprintf(stderr,
+                        "ordo-scheduler: --leader-elect: expected true or "
+                        "false, got \"%s\"\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case OPT_LE_LEASE:
+        case OPT_LE_RENEW:
+        case OPT_LE_RETRY:
+            if (leader_duration(c, optarg, &o.kube_opt) < 0)
+                return 2;
+            break;
+        case OPT_LE_NAMESPACE:
+            o.kube_opt.lease_namespace = optarg;
+            break;
+        case OPT_LE_NAME:
+            o.kube_opt.lease_name = optarg;
+            break;
         case 'v': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -606,7 +681,28 @@ int main(int argc, char **argv)
                     argv[optind]);
             return 2;
         }
-        return with_scheduler(&o, run_cluster, NULL, 0);
+        const struct kube_daemon_options *k = &o.kube_opt;
+        if (k->leader_elect && (k->renew_deadline_ms >= k->lease_ms ||
+                                k->retry_ms >= k->renew_deadline_ms)) {
+            fprintf(stderr, "ordo-scheduler: leader election needs "
+                            "--leader-elect-lease-duration > "
+                            "--leader-elect-renew-deadline > "
+                            "--leader-elect-retry-period\n");
+            return 2;
+        }
+        o.kube_opt.config_path = o.config;
+        o.kube_opt.strict = o.strict;
+        int rc = with_scheduler(&o, run_cluster, NULL, 0);
+        if (rc == KUBE_DAEMON_RELOAD) {
+            /* SIGHUP with a configuration that loads: the same program
+             * and arguments again, everything rebuilt from the API. */
+            fflush(NULL);
+            execv("/proc/self/exe", argv);
+            fprintf(stderr, "ordo-scheduler: SIGHUP: exec: %s\n",
+                    strerror(errno));
+            return 1;
+        }
+        return rc;
     }
     if (optind < argc) {
         fprintf(stderr, "ordo-scheduler: unexpected argument \"%s\"\n",

@@ -24,6 +24,8 @@ UNIT_TESTS = \
 	tests/unit/test_kube_writes \
 	tests/unit/test_krequest \
 	tests/unit/test_kinformer \
+	tests/unit/test_klease \
+	tests/unit/test_kube_leader \
 	tests/unit/test_kube_backend \
 	tests/unit/test_strmap \
 	tests/unit/test_decode_limits \
@@ -121,6 +123,10 @@ tests_unit_test_krequest_SOURCES = tests/unit/test_krequest.c $(FAKE_API_SRCS)
 tests_unit_test_krequest_LDADD = $(KUBE_UNIT_LDADD)
 tests_unit_test_krequest_CFLAGS = $(KUBE_UNIT_CFLAGS)
 tests_unit_test_krequest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib
+tests_unit_test_klease_SOURCES = tests/unit/test_klease.c
+tests_unit_test_klease_LDADD = $(KUBE_UNIT_LDADD)
+tests_unit_test_klease_CFLAGS = $(KUBE_UNIT_CFLAGS)
+tests_unit_test_klease_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core/kube
 tests_unit_test_kinformer_SOURCES = tests/unit/test_kinformer.c $(FAKE_API_SRCS)
 tests_unit_test_kinformer_LDADD = $(KUBE_UNIT_LDADD)
 tests_unit_test_kinformer_CFLAGS = $(KUBE_UNIT_CFLAGS)
@@ -131,6 +137,11 @@ tests_unit_test_kube_backend_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CUR
 tests_unit_test_kube_backend_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
 tests_unit_test_kube_backend_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib \
 	-I$(top_srcdir)/sched/backend/kube
+tests_unit_test_kube_leader_SOURCES = tests/unit/test_kube_leader.c $(FAKE_API_SRCS)
+tests_unit_test_kube_leader_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(MHD_LIBS) $(LIBS)
+tests_unit_test_kube_leader_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
+tests_unit_test_kube_leader_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/lib \
+	-I$(top_srcdir)/sched/backend/kube -I$(top_srcdir)/core/kube
 tests_unit_test_kube_evict_SOURCES = tests/unit/test_kube_evict.c $(FAKE_API_SRCS)
 tests_unit_test_kube_evict_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(CURL_LIBS) $(MHD_LIBS) $(LIBS)
 tests_unit_test_kube_evict_CFLAGS = $(UNIT_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS)
@@ -409,11 +420,12 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_backend_line.sh tests/cli/test_checks.sh \
 	tests/cli/test_explain.sh tests/cli/test_validate.sh \
 	tests/cli/test_kube_e2e.sh tests/cli/test_kube_cli.sh \
-	tests/cli/test_kube_restart.sh tests/cli/test_obs.sh
+	tests/cli/test_kube_restart.sh tests/cli/test_obs.sh \
+	tests/cli/test_kube_ha.sh
 # scripts/demo --kube on this build tree.
 CLI_TESTS += tests/cli/test_demo_kube.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/kube_restart.py tests/cli/obs_report.py tests/data tests/fuzz tests/bench examples docs
+EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/kube_restart.py tests/cli/kube_ha.py tests/cli/obs_report.py tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
 	ORDO_TEST_DATA='$(abs_top_srcdir)/tests/data'; export ORDO_TEST_DATA; \
 	ORDO_SCHEDULER='$(abs_top_builddir)/sched/ordo-scheduler'; export ORDO_SCHEDULER; \

@@ -39,6 +39,7 @@ struct kevict {
     char *body; /* response so far, NUL-terminated */
     size_t len, cap;
     bool too_large, oom;
+    bool fenced; /* may_write said no: ends failed, unsent */
     char errbuf[CURL_ERROR_SIZE];
     char refusal[DESC_MAX + 32]; /* why the eviction fell back to DELETE */
     char why[WHY_MAX];
@@ -55,6 +56,8 @@ struct kclient {
     struct kevict *evictions;
     size_t n_pending;
     size_t n_foreign; /* kclient_xfer_add() transfers in the multi handle */
+    bool (*may_write)(void *gate_data);
+    void *gate_data;
 };
 
 /* Sets an option unless an earlier one failed; rc is the caller's
@@ -187,6 +190,8 @@ int kclient_new(const struct kclient_options *opt, struct kclient **ret)
         return -ENOMEM;
     }
     kc->insecure = opt->insecure_skip_verify;
+    kc->may_write = opt->may_write;
+    kc->gate_data = opt->gate_data;
     kc->timeout_ms =
         opt->timeout_ms ? opt->timeout_ms : KCLIENT_DEFAULT_TIMEOUT_MS;
     kc->max_response = opt->max_response_bytes ? opt->max_response_bytes
@@ -403,6 +408,9 @@ static int easy_setup(struct kevict *ev)
  * {pod_url}/eviction or DELETE {pod_url}. 0 or a negative errno. */
 static int kevict_send(struct kevict *ev, enum kevict_phase phase)
 {
+    struct kclient *kc = ev->kc;
+    if (kc->may_write && !kc->may_write(kc->gate_data))
+        return -EPERM; /* fenced: not the leader now */
     char *url = NULL;
     if (asprintf(&url, "%s%s", ev->pod_url,
                  phase == PHASE_EVICT ? "/eviction" : "") < 0)
@@ -462,6 +470,12 @@ int kclient_evict_pod(struct kclient *kc, const char *ns, const char *name,
     r = easy_setup(ev);
     if (r == 0)
         r = kevict_send(ev, PHASE_EVICT);
+    if (r == -EPERM) {
+        /* Fenced: fails from kclient_complete(), as if unanswered, so
+         * that the caller's retry takes it up again. */
+        ev->fenced = true;
+        r = 0;
+    }
     if (r < 0)
         goto cleanup;
     ev->next = kc->evictions;
@@ -640,6 +654,19 @@ int kclient_complete(struct kclient *kc)
 {
     if (!kc)
         return -EINVAL;
+    /* Fenced evictions, those queued before this call only (a callback
+     * may start more). */
+    size_t n = 0;
+    for (struct kevict *ev = kc->evictions; ev; ev = ev->next)
+        n += ev->fenced;
+    while (n--) {
+        struct kevict *ev = kc->evictions;
+        while (ev && !ev->fenced)
+            ev = ev->next;
+        if (!ev)
+            break;
+        kevict_end(ev, KEVICT_FAILED, 0, "eviction not sent: not the leader");
+    }
     CURLMsg *msg;
     int left;
     while ((msg = curl_multi_info_read(kc->multi, &left))) {

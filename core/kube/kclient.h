@@ -93,6 +93,12 @@ struct kclient_options {
      * it gives wins over client_cert/key_data. Not with bearer_token. The
      * source is not copied: it must outlive the client. NULL: none. */
     struct kclient_cred_source *cred;
+    /* Fencing for evictions (as krequest_options.may_write): asked right
+     * before the eviction and before its DELETE fallback are handed to
+     * curl; false: not sent (-EPERM from kclient_evict_pod(), a failed
+     * outcome for the fallback). NULL: always sent. */
+    bool (*may_write)(void *gate_data);
+    void *gate_data;
 };
 
 /* What a credential source answers: pointers it owns, valid until its next

@@ -26,6 +26,8 @@ struct kreq {
     int64_t due_ms, queued_ms;
     bool in_flight, lines_seen, aborted, too_large, oom;
     bool reauthed; /* retried once after a 401 */
+    bool refused;  /* the write gate said no */
+    uint64_t seq;  /* order of queuing */
     unsigned attempts;
     long retry_after_s; /* -1: the answer had none */
     char *buf;          /* body so far, or a stream's partial line */
@@ -39,7 +41,7 @@ struct krequests {
     struct kreq *head, *tail;
     size_t n_pending, n_in_flight;
     int64_t tokens_milli, refill_ms;
-    uint64_t rng;
+    uint64_t rng, seq;
 };
 
 const char *kreq_method_name(enum kreq_method m)
@@ -361,6 +363,7 @@ int krequest_start(struct krequests *q, const struct kreq_spec *spec,
         goto fail;
     r->queued_ms = krequests_now_ms(q);
     r->due_ms = r->queued_ms + spec->delay_ms;
+    r->seq = q->seq++;
     r->prev = q->tail;
     if (q->tail)
         q->tail->next = r;
@@ -392,15 +395,29 @@ static bool bucket_take(struct krequests *q, int64_t now)
     return true;
 }
 
+/* Whether the fencing gate stops r now (krequest_options.may_write). */
+static bool gate_refuses(const struct krequests *q, const struct kreq *r)
+{
+    return r->spec.method != KREQ_GET && q->opt.may_write &&
+           !q->opt.may_write(q->opt.gate_data);
+}
+
 /* Starts the due requests, oldest first, while tokens last. A request
  * that cannot be added ends at once with the error. */
 static void dispatch(struct krequests *q)
 {
     int64_t now = krequests_now_ms(q);
+    uint64_t seq_end = q->seq; /* what callbacks queue waits for the next */
     struct kreq *r = q->head;
     while (r) {
         struct kreq *next = r->next;
-        if (!r->in_flight && r->due_ms <= now) {
+        if (!r->in_flight && r->due_ms <= now && r->seq < seq_end) {
+            if (gate_refuses(q, r)) {
+                r->refused = true;
+                r->xfer.done(&r->xfer, CURLE_OK);
+                r = q->head; /* the callback may have changed the list */
+                continue;
+            }
             if (!bucket_take(q, now))
                 return;
             r->attempts++;
@@ -434,6 +451,7 @@ static void kreq_end(struct kreq *r, long status, const char *error)
         .error = error,
         .attempts = r->attempts,
         .aborted = r->aborted,
+        .refused = r->refused,
     };
     const struct krequest_options *o = &r->q->opt;
     if (o->on_result)
@@ -450,6 +468,10 @@ static void kreq_finished(struct kclient_xfer *x, CURLcode rc)
     if (r->in_flight) {
         r->in_flight = false;
         q->n_in_flight--;
+    }
+    if (r->refused) {
+        kreq_end(r, 0, "refused: not the leader");
+        return;
     }
     long st = 0;
     if (rc == CURLE_OK)

@@ -65,6 +65,13 @@ struct krequest_options {
     void (*on_result)(void *result_data, enum kreq_method m, bool stream,
                       const char *url, long status, int64_t latency_ms);
     void *result_data;
+    /* Fencing: consulted right before each attempt of a request that is
+     * not a GET (retries and requests queued by the rate limit too) is
+     * handed to curl. false: the request is not sent and ends at once
+     * with status 0, refused true and error "refused: not the leader".
+     * NULL: every write may go. */
+    bool (*may_write)(void *gate_data);
+    void *gate_data;
 };
 
 /* "GET", ...; "?" out of range. Static. */
@@ -92,6 +99,7 @@ struct kreq_result {
     const char *error; /* no answer: why (curl's words); else NULL */
     unsigned attempts;
     bool aborted; /* on_line asked to stop */
+    bool refused; /* may_write said no: nothing was sent this attempt */
 };
 
 /* Called once per request unless it was cancelled; res is valid during

@@ -109,6 +109,9 @@ static enum MHD_Result queues(struct http_server *h, struct MHD_Connection *c,
     char *s = NULL;
     char a[254], b[254];
     int n = 0, r;
+    if (!h->o.s)
+        return text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+                    "the scheduler is starting again\n");
     if (!*rest || strcmp(rest, "/") == 0) {
         r = visibility_overview(h->o.s, limit, &s);
         return json_answer(c, r, s, "queues");
@@ -128,6 +131,12 @@ static enum MHD_Result queues(struct http_server *h, struct MHD_Connection *c,
         return json_answer(c, r, s, "LocalQueue");
     }
     return text(c, MHD_HTTP_NOT_FOUND, "no such path\n");
+}
+
+void http_server_set_scheduler(struct http_server *h, struct scheduler *s)
+{
+    if (h)
+        h->o.s = s;
 }
 
 static enum MHD_Result readyz(struct http_server *h, struct MHD_Connection *c)

@@ -57,6 +57,9 @@ int http_server_new(const struct http_server_options *o,
                     struct http_server **ret, struct err *e);
 /* Closes every connection and the socket. Accepts NULL. */
 void http_server_free(struct http_server *h);
+/* The scheduler /queues reads from now on (a new leader's; NULL: /queues
+ * answers 503 until set). */
+void http_server_set_scheduler(struct http_server *h, struct scheduler *s);
 
 /* The port bound (the one chosen, for PORT 0). */
 uint16_t http_server_port(const struct http_server *h);

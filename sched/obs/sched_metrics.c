@@ -528,6 +528,18 @@ int sched_metrics_new(struct scheduler *s,
     return 0;
 }
 
+int sched_metrics_rebind(struct sched_metrics *m, struct scheduler *s)
+{
+    if (m->s)
+        scheduler_set_observer(m->s, NULL, NULL);
+    for (size_t i = 0; i < m->n_slots; i++)
+        slot_clear(&m->slots[i]);
+    m->s = s;
+    if (s)
+        scheduler_set_observer(s, &m->obs, m);
+    return 0;
+}
+
 void sched_metrics_free(struct sched_metrics *m)
 {
     if (!m)

@@ -37,6 +37,10 @@ int sched_metrics_new(struct scheduler *s,
                       struct sched_metrics **ret);
 /* Unsets the observer and frees. Accepts NULL. */
 void sched_metrics_free(struct sched_metrics *m);
+/* Observes s instead (NULL: none, until the next rebind; nothing may be
+ * scraped meanwhile). Counters are kept; the series cached per
+ * ClusterQueue are resolved again. 0. */
+int sched_metrics_rebind(struct sched_metrics *m, struct scheduler *s);
 
 /* The registry, to add families to (owned by m). */
 struct metrics *sched_metrics_registry(struct sched_metrics *m);

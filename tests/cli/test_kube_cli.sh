@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_kube_cli.sh - the cluster mode's command line: kubeconfig errors name
-# the file, the context and the field, bad rate limits are refused, and a daemon
+# the file, the context and the field, bad rate limits and leader-election
+# durations are refused, and a daemon
 # with an API server that does not answer keeps trying and stops cleanly on
 # SIGTERM.
 set -u
@@ -56,6 +57,21 @@ check "--cluster with nothing to use" 1 "not in a cluster" -- \
 check "bad scheme" 1 "API client for ftp://x" -- run --server ftp://x
 check "qps 0" 2 "--qps: expected 1 to 100000" -- run --server http://x --qps 0
 check "stray argument" 2 "unexpected argument" -- run --server http://x extra
+check "lease duration not a duration" 2 \
+    "--leader-elect-lease-duration: expected a duration from 1s to 1h such as 15s or 1m30s, got \"15\"" -- \
+    run --server http://x --leader-elect-lease-duration 15
+check "lease under a second" 2 "got \"500ms\"" -- \
+    run --server http://x --leader-elect-lease-duration 500ms
+check "retry period not a duration" 2 "--leader-elect-retry-period: expected" -- \
+    run --server http://x --leader-elect-retry-period 2x
+check "renew deadline over the lease" 2 \
+    "--leader-elect-lease-duration > --leader-elect-renew-deadline > --leader-elect-retry-period" -- \
+    run --server http://x --leader-elect-renew-deadline 1m
+check "retry period over the renew deadline" 2 "leader election needs" -- \
+    run --server http://x --leader-elect-retry-period 10s
+check "--leader-elect takes true or false" 2 \
+    "--leader-elect: expected true or false, got \"yes\"" -- \
+    run --server http://x --leader-elect=yes
 
 # Nothing listens on port 1: the informers retry; SIGTERM ends it with 0.
 "$bin" --plugin-dir "$plugins" --server http://127.0.0.1:1 >"$tmp/log" 2>&1 &

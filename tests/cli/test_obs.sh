@@ -149,7 +149,7 @@ get() { curl -s -w '\n%{http_code}\n' "$url$1"; }
 check "healthz" 0 "ok" -- get /healthz
 check "readyz 503 before any API server" 0 "503" -- get /readyz
 check "readyz names what is missing" 0 "Pod not synced" -- get /readyz
-check "readyz says the role" 0 "role: standalone" -- get /readyz
+check "readyz says the role (no lease yet)" 0 "role: follower" -- get /readyz
 check "unknown path 404" 0 "404" -- get /nope
 
 "$emu" --listen "127.0.0.1:$port" --kubeconfig-out "$tmp/kubeconfig" --tls \
@@ -159,6 +159,8 @@ until [ -s "$tmp/kubeconfig" ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
 ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ]; }
 until ready || [ $SECONDS -ge $deadline ]; do sleep 0.2; done
 check "readyz 200 once synced" 0 "200" -- get /readyz
+until get /readyz | grep -q "role: leader" || [ $SECONDS -ge $deadline ]; do sleep 0.2; done
+check "readyz: this replica leads" 0 "role: leader" -- get /readyz
 
 k() { "$kubectl" --kubeconfig "$tmp/kubeconfig" "$@"; }
 check "queues applied" 0 "created" -- k apply -f "$data/queue.yaml"
@@ -177,7 +179,7 @@ check "content type 0.0.4" 0 "version=0.0.4" -- curl -sI "$url/metrics"
 check "admitted: the urgent one" 0 "^1$" -- metric "$m" \
     kueue_admitted_workloads_total cluster_queue=q priority_class=urgent
 check "pending: three" 0 "^3$" -- metric "$m" kueue_pending_workloads \
-    cluster_queue=q status=inadmissible replica_role=standalone
+    cluster_queue=q status=inadmissible replica_role=leader
 check "reserving: one" 0 "^1$" -- metric "$m" \
     kueue_reserving_active_workloads cluster_queue=q
 check "usage 1 cpu" 0 "^1$" -- metric "$m" \

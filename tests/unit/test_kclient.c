@@ -560,12 +560,62 @@ static void test_options(void **state)
                         "unknown");
 }
 
+/* The write gate's answers, in order (then false). */
+static bool gate_answers[4];
+static int gate_asked;
+
+static bool gate(void *data)
+{
+    (void)data;
+    return gate_asked < 4 && gate_answers[gate_asked++];
+}
+
+/* Fencing: an eviction the gate refuses is not sent and fails later from
+ * kclient_complete() (the caller retries it), and so does a DELETE
+ * fallback refused after its eviction was sent. */
+static void test_write_gate(void **state)
+{
+    (void)state;
+    /* 405: the Eviction API is missing, so DELETE is the fallback. */
+    fake_rule("POST", EVICT_PATH, 405, "{}");
+    struct kclient_options opt = {.base_url = fake_srv.base, .may_write = gate};
+    struct kclient *kc = NULL;
+    assert_int_equal(kclient_new(&opt, &kc), 0);
+    struct outcome o = {0};
+    gate_asked = 0;
+    gate_answers[0] = false;
+    assert_int_equal(
+        kclient_evict_pod(kc, "ns", "name", "uid-1", -1, on_done, &o), 0);
+    assert_int_equal(o.calls, 0);
+    drain(kc);
+    assert_int_equal(o.calls, 1);
+    assert_int_equal(o.outcome, KEVICT_FAILED);
+    assert_int_equal(o.http, 0);
+    assert_string_equal(o.why, "eviction not sent: not the leader");
+    assert_int_equal(fake_srv.n_records, 0);
+    /* Open for the eviction, shut for its fallback. */
+    struct outcome o2 = {0};
+    gate_asked = 0;
+    gate_answers[0] = true;
+    gate_answers[1] = false;
+    assert_int_equal(
+        kclient_evict_pod(kc, "ns", "name", "uid-1", -1, on_done, &o2), 0);
+    drain(kc);
+    assert_int_equal(o2.calls, 1);
+    assert_int_equal(o2.outcome, KEVICT_FAILED);
+    assert_int_equal(gate_asked, 2);
+    assert_int_equal(fake_srv.n_records, 1); /* the POST, no DELETE */
+    assert_request(0, "POST", EVICT_PATH);
+    kclient_free(kc);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fake_start, fake_stop)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         T(test_evict_accepted),
+        T(test_write_gate),
         T(test_evict_server_defaults),
         T(test_pdb_refusal_reported),
         T(test_no_eviction_api_then_delete),

@@ -526,6 +526,81 @@ static void test_cancel_and_invalid(void **state)
     env_free(&e);
 }
 
+static bool gate_open;
+static int gate_calls;
+
+static bool test_gate(void *data)
+{
+    gate_calls++;
+    return gate_open;
+}
+
+struct refused {
+    int calls;
+    bool refused;
+    long status;
+};
+
+static void on_refusable(void *data, const struct kreq_result *res)
+{
+    struct refused *d = data;
+    d->calls++;
+    d->refused = res->refused;
+    d->status = res->status;
+}
+
+/* Fencing: a write is not sent unless may_write says so right before the
+ * attempt, a retry included; GETs always go. */
+static void test_write_gate(void **state)
+{
+    fake_reset();
+    fake_now = 1000;
+    struct env e;
+    struct kclient_options ko = {.base_url = fake_srv.base};
+    assert_int_equal(kclient_new(&ko, &e.kc), 0);
+    struct krequest_options o = {.backoff_base_ms = 100,
+                                 .backoff_max_ms = 1000,
+                                 .now_ms = test_clock,
+                                 .seed = 42,
+                                 .may_write = test_gate};
+    assert_int_equal(krequests_new(e.kc, &o, &e.q), 0);
+    fake_rule("GET", "/g", 200, "{}");
+    fake_rule("POST", "/w", 503, "{}");
+    fake_rule("POST", "/w", 201, "{}");
+    gate_open = false;
+    struct refused g = {0}, w = {0}, w2 = {0};
+    struct kreq_spec get = {.method = KREQ_GET, .path = "/g"};
+    struct kreq_spec write = {
+        .method = KREQ_POST, .path = "/w", .retry_unsure = true};
+    assert_int_equal(krequest_start(e.q, &get, on_refusable, NULL, &g, NULL),
+                     0);
+    assert_int_equal(krequest_start(e.q, &write, on_refusable, NULL, &w, NULL),
+                     0);
+    drive(&e);
+    assert_int_equal(g.status, 200);
+    assert_int_equal(w.calls, 1);
+    assert_true(w.refused);
+    assert_int_equal(w.status, 0);
+    assert_int_equal(n_records(), 1); /* the write never left */
+    /* Open: the write goes, fails 503; closed before its retry: refused
+     * without a second request. */
+    gate_open = true;
+    assert_int_equal(krequest_start(e.q, &write, on_refusable, NULL, &w2, NULL),
+                     0);
+    drive(&e);
+    assert_int_equal(n_records(), 2);
+    assert_int_equal(w2.calls, 0);
+    gate_open = false;
+    fake_now += krequests_due_in_ms(e.q);
+    int before = gate_calls;
+    drive(&e);
+    assert_true(gate_calls > before);
+    assert_int_equal(w2.calls, 1);
+    assert_true(w2.refused);
+    assert_int_equal(n_records(), 2);
+    env_free(&e);
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int main(void)
@@ -543,6 +618,7 @@ int main(void)
         T(test_cancel_and_invalid),
         T(test_on_result),
         T(test_extra_fds),
+        T(test_write_gate),
     };
     return cmocka_run_group_tests_name("krequest", tests, fake_start,
                                        fake_stop);

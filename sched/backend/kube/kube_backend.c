@@ -16,12 +16,13 @@ static void on_event(void *data, enum kinf_event ev, struct json_object *obj)
     struct kube_res_ctx *ctx = data;
     struct kube_backend *kb = ctx->kb;
     kb->st.events++;
-    kb->changed = true;
     if (ctx->res == KRES_LEASE) {
+        /* Renewed every few seconds: not a reason to run a cycle. */
         if (kb->opt.lease)
             kb->opt.lease(kb->opt.hook_data, ev, obj);
         return;
     }
+    kb->changed = true;
     int r = 0;
     /* What queue status counts may change with them: re-filed whole. */
     if (ctx->res == KRES_CLUSTER_QUEUE || ctx->res == KRES_LOCAL_QUEUE ||
@@ -168,4 +169,12 @@ void kube_backend_retry_evictions(struct kube_backend *kb)
     int r = kube_evict_retry(&kb->ke);
     if (r < 0)
         LOG_E("retrying evictions: %s", strerror(-r));
+}
+
+size_t kube_backend_ops_in_flight(const struct kube_backend *kb)
+{
+    size_t n = 0;
+    for (const struct kube_op *op = kb ? kb->ops : NULL; op; op = op->next)
+        n++;
+    return n;
 }

@@ -110,6 +110,8 @@ int kube_backend_drain_writes(struct kube_backend *kb);
  * or deadline_ns (CLOCK_MONOTONIC) passes. 0 (all out), -ETIMEDOUT
  * (some left) or a negative errno. */
 int kube_backend_flush(struct kube_backend *kb, int64_t deadline_ns);
+/* Binds (and the reads that resolve them) and resumes in flight. */
+size_t kube_backend_ops_in_flight(const struct kube_backend *kb);
 /* Evicts again the pods whose eviction failed (kube_evict_retry()). */
 void kube_backend_retry_evictions(struct kube_backend *kb);
 /* The informer of a resource, to read (tests, status). */

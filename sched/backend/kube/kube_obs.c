@@ -158,6 +158,18 @@ int kube_obs_start(struct kube_obs *ob, struct scheduler *s,
     return 0;
 }
 
+int kube_obs_rebind(struct kube_obs *ob, struct scheduler *s,
+                    struct kube_backend *kb)
+{
+    if (!ob)
+        return 0;
+    ob->s = s;
+    ob->kb = kb;
+    if (ob->http)
+        http_server_set_scheduler(ob->http, s);
+    return ob->m ? sched_metrics_rebind(ob->m, s) : 0;
+}
+
 void kube_obs_free(struct kube_obs *ob)
 {
     if (!ob)

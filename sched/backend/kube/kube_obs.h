@@ -25,6 +25,12 @@ int kube_obs_new(const struct kube_obs_options *o, struct krequest_options *qo,
  * in e. */
 int kube_obs_start(struct kube_obs *ob, struct scheduler *s,
                    struct kube_backend *kb, struct err *e);
+/* A new leader's fresh scheduler and backend (kube_daemon.c rebuilds
+ * them): the metrics follow them, counters kept. NULL, NULL first, before
+ * the old ones are freed (nothing may be scraped in between). 0 or
+ * -ENOMEM. ob may be NULL. */
+int kube_obs_rebind(struct kube_obs *ob, struct scheduler *s,
+                    struct kube_backend *kb);
 /* Frees (before the scheduler). Accepts NULL. */
 void kube_obs_free(struct kube_obs *ob);
 
