@@ -80,6 +80,15 @@ check "kubectl get: Kueue's printer columns come with the CRDs" 0 \
     "Pending Workloads" -- \
     k get crd clusterqueues.kueue.x-k8s.io \
     -o jsonpath='{.spec.versions[0].additionalPrinterColumns[*].name}'
+python3 - "$tmp/deploy.yaml" >"$tmp/scheduler.yaml" <<'PY'
+import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d["kind"] == "ConfigMap" and d["metadata"]["name"] == "ordo-scheduler-config":
+        sys.stdout.write(d["data"]["scheduler.yaml"])
+PY
+check "the ConfigMap's scheduler.yaml is a configuration ordo-scheduler takes" \
+    0 "0 errors" -- "$bin" --config "$tmp/scheduler.yaml" \
+    --plugin-dir "$plugins" --validate "$src/examples/quickstart"
 
 # The scheduler as the ServiceAccount would run it, with the test's token
 # and a client key in its kubeconfig.
