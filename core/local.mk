@@ -29,7 +29,8 @@ core_libordo_core_la_SOURCES = \
 	%reldir%/decode_admission.c \
 	%reldir%/decode.c %reldir%/decode.h \
 	%reldir%/manifest.c %reldir%/manifest.h \
-	%reldir%/manifest_check.c %reldir%/manifest_check.h
+	%reldir%/manifest_check.c %reldir%/manifest_check.h \
+	%reldir%/metrics.c %reldir%/metrics.h
 core_libordo_core_la_CPPFLAGS = $(ORDO_DEFS) -I$(top_srcdir)/core
 core_libordo_core_la_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(JSONC_CFLAGS)
 core_libordo_core_la_LIBADD = $(YAML_LIBS) $(JSONC_LIBS)

@@ -30,6 +30,7 @@ INC_CACHE_PRIVATE = -I$(top_srcdir)/sched/cache/private
 INC_CYCLE = -I$(top_srcdir)/sched/cycle
 INC_LINE = -I$(top_srcdir)/sched
 INC_LINE_PRIVATE = -I$(top_srcdir)/sched/line
+INC_OBS = -I$(top_srcdir)/sched/obs
 
 noinst_LTLIBRARIES += sched/host/libordo-host.la
 sched_host_libordo_host_la_SOURCES = \
@@ -50,7 +51,8 @@ sched_cache_libordo_cache_la_SOURCES = \
 	%reldir%/cache/private/workload.h \
 	%reldir%/cache/recover.c %reldir%/cache/private/recover.h \
 	%reldir%/cache/queues.c %reldir%/cache/private/queues.h \
-	%reldir%/cache/events.c %reldir%/cache/private/events.h
+	%reldir%/cache/events.c %reldir%/cache/private/events.h \
+	%reldir%/cache/changes.c %reldir%/cache/private/changes.h
 sched_cache_libordo_cache_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_CACHE) \
 	$(INC_CACHE_PRIVATE)
 
@@ -90,7 +92,8 @@ sched_backend_sim_libordo_sim_la_SOURCES = \
 	%reldir%/backend/sim/sim_plot_usage.c \
 	%reldir%/backend/sim/sim_plot_timeline.c
 sched_backend_sim_libordo_sim_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
-	$(INC_CACHE) $(INC_HOST) $(INC_LINE) -I$(top_srcdir)/sched/backend/sim
+	$(INC_CACHE) $(INC_HOST) $(INC_LINE) -I$(top_srcdir)/sched/backend/sim \
+	$(INC_OBS)
 sched_backend_sim_libordo_sim_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 
 noinst_LTLIBRARIES += sched/backend/kube/libordo-kube-backend.la
@@ -108,12 +111,24 @@ sched_backend_kube_libordo_kube_backend_la_SOURCES = \
 	%reldir%/backend/kube/kube_bind.c %reldir%/backend/kube/kube_int.h \
 	%reldir%/backend/kube/kube_put.c \
 	%reldir%/backend/kube/kube_status.c %reldir%/backend/kube/kube_status.h \
-	%reldir%/backend/kube/kube_daemon.c %reldir%/backend/kube/kube_daemon.h
+	%reldir%/backend/kube/kube_daemon.c %reldir%/backend/kube/kube_daemon.h \
+	%reldir%/backend/kube/kube_obs.c %reldir%/backend/kube/kube_obs.h
 sched_backend_kube_libordo_kube_backend_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) \
 	$(INC_KUBE) $(INC_ABI) $(INC_CACHE) $(INC_HOST) $(INC_LINE) \
-	-I$(top_srcdir)/sched/backend/kube
+	-I$(top_srcdir)/sched/backend/kube $(INC_OBS)
 sched_backend_kube_libordo_kube_backend_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) \
 	$(CRYPTO_CFLAGS)
+
+# obs/: what an operator sees (metrics, the HTTP endpoints, visibility);
+# it reads the scheduler as a backend does.
+noinst_LTLIBRARIES += sched/obs/libordo-obs.la
+sched_obs_libordo_obs_la_SOURCES = \
+	%reldir%/obs/sched_metrics.c %reldir%/obs/sched_metrics.h \
+	%reldir%/obs/visibility.c %reldir%/obs/visibility.h \
+	%reldir%/obs/http_server.c %reldir%/obs/http_server.h
+sched_obs_libordo_obs_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
+	$(INC_CACHE) $(INC_HOST) $(INC_LINE) $(INC_OBS)
+sched_obs_libordo_obs_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
 
 # Every source of the libraries above (the fuzz build compiles them with
 # clang apart).
@@ -121,19 +136,23 @@ ORDO_SCHED_SRCS = $(sched_host_libordo_host_la_SOURCES) \
 	$(sched_cache_libordo_cache_la_SOURCES) \
 	$(sched_cycle_libordo_cycle_la_SOURCES) $(sched_libordo_line_la_SOURCES) \
 	$(sched_backend_sim_libordo_sim_la_SOURCES) \
-	$(sched_backend_kube_libordo_kube_backend_la_SOURCES)
+	$(sched_backend_kube_libordo_kube_backend_la_SOURCES) \
+	$(sched_obs_libordo_obs_la_SOURCES)
 
 noinst_LTLIBRARIES += sched/libordo-sched.la
 sched_libordo_sched_la_SOURCES =
 sched_libordo_sched_la_LIBADD = sched/backend/sim/libordo-sim.la \
-	sched/backend/kube/libordo-kube-backend.la sched/libordo-line.la \
+	sched/backend/kube/libordo-kube-backend.la sched/obs/libordo-obs.la \
+	sched/libordo-line.la \
 	sched/cycle/libordo-cycle.la sched/cache/libordo-cache.la \
 	sched/host/libordo-host.la core/kube/libordo-kube.la \
-	core/libordo-core.la $(JSONC_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS)
+	core/libordo-core.la $(JSONC_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS) \
+	$(MHD_LIBS)
 
 bin_PROGRAMS += sched/ordo-scheduler
 sched_ordo_scheduler_SOURCES = %reldir%/main.c
 sched_ordo_scheduler_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) $(INC_CACHE) \
 	$(INC_KUBE) -I$(top_srcdir)/sched/backend/kube \
-	$(INC_HOST) $(INC_CYCLE) $(INC_LINE) -I$(top_srcdir)/sched/backend/sim
+	$(INC_HOST) $(INC_CYCLE) $(INC_LINE) -I$(top_srcdir)/sched/backend/sim \
+	$(INC_OBS)
 sched_ordo_scheduler_LDADD = sched/libordo-sched.la $(LIBS)

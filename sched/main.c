@@ -35,6 +35,10 @@ enum {
     OPT_CONFIG,
     OPT_REPORT,
     OPT_PLOT,
+    OPT_METRICS_OUT,
+    OPT_LISTEN,
+    OPT_LISTEN_CERT,
+    OPT_LISTEN_KEY,
     OPT_NO_PROGRESS,
     OPT_SIM_CHECK,
     OPT_CYCLE_TIMEOUT,
@@ -108,6 +112,10 @@ static void usage(FILE *out)
         "                        Events still)\n"
         "  --qps N, --burst N    API request rate limit (default 200, "
         "burst 400)\n"
+        "  --listen HOST:PORT    serve /metrics, /healthz, /readyz and "
+        "/queues there\n"
+        "  --listen-cert FILE, --listen-key FILE\n"
+        "                        serve them over HTTPS (PEM files)\n"
         "\n"
         "Options:\n"
         "  --config FILE         scheduler configuration "
@@ -121,6 +129,8 @@ static void usage(FILE *out)
         "(ordo.dev/sim-report/v1 JSON)\n"
         "  --plot DIR            write SVG plots of usage and a workload "
         "timeline\n"
+        "  --metrics-out FILE    write the metrics (Prometheus text) at the "
+        "end of the run\n"
         "  --strict              unknown or unsupported Kueue fields, older "
         "API versions,\n"
         "                        references to objects not in the "
@@ -386,6 +396,7 @@ int main(int argc, char **argv)
         {"config", required_argument, NULL, OPT_CONFIG},
         {"report", required_argument, NULL, OPT_REPORT},
         {"plot", required_argument, NULL, OPT_PLOT},
+        {"metrics-out", required_argument, NULL, OPT_METRICS_OUT},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"sim-check", no_argument, NULL, OPT_SIM_CHECK},
         {"cycle-timeout", required_argument, NULL, OPT_CYCLE_TIMEOUT},
@@ -400,6 +411,9 @@ int main(int argc, char **argv)
         {"certificate-authority", required_argument, NULL, OPT_CA_FILE},
         {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
         {"qps", required_argument, NULL, OPT_QPS},
+        {"listen", required_argument, NULL, OPT_LISTEN},
+        {"listen-cert", required_argument, NULL, OPT_LISTEN_CERT},
+        {"listen-key", required_argument, NULL, OPT_LISTEN_KEY},
         {"burst", required_argument, NULL, OPT_BURST},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -456,6 +470,9 @@ int main(int argc, char **argv)
             break;
         case OPT_PLOT:
             o.sim_opt.plot_dir = optarg;
+            break;
+        case OPT_METRICS_OUT:
+            o.sim_opt.metrics_out = optarg;
             break;
         case OPT_NO_PROGRESS:
             o.sim_opt.progress = false;
@@ -516,6 +533,15 @@ int main(int argc, char **argv)
             break;
         case OPT_INSECURE:
             o.kube_opt.insecure_skip_verify = true;
+            break;
+        case OPT_LISTEN:
+            o.kube_opt.obs.listen = optarg;
+            break;
+        case OPT_LISTEN_CERT:
+            o.kube_opt.obs.cert_file = optarg;
+            break;
+        case OPT_LISTEN_KEY:
+            o.kube_opt.obs.key_file = optarg;
             break;
         case OPT_QPS:
         case OPT_BURST: {

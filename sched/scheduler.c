@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changes.h"
 #include "cycle.h"
 #include "log.h"
 #include "queue.h"
@@ -90,6 +91,15 @@ int scheduler_queue_position(struct scheduler *s, const char *key,
     return ret->cq_pos ? 0 : -ENOENT;
 }
 
+void scheduler_set_observer(struct scheduler *s,
+                            const struct scheduler_observer *o, void *data)
+{
+    s->obs = o;
+    s->obs_data = data;
+    s->cluster.on_finish = o ? o->finished : NULL;
+    s->cluster.on_finish_data = data;
+}
+
 void scheduler_get_stats(const struct scheduler *s, struct scheduler_stats *ret)
 {
     ret->cycles = s->cycles;
@@ -105,6 +115,40 @@ int scheduler_take_usage_changed(struct scheduler *s, const struct cq ***ret,
     int r = cluster_take_usage_changed(&s->cluster, &v, ret_n);
     *ret = (const struct cq **)v;
     return r;
+}
+
+int scheduler_take_changes(struct scheduler *s, struct scheduler_changes *ret)
+{
+    char **v[CHANGES_KINDS];
+    size_t n[CHANGES_KINDS];
+    *ret = (struct scheduler_changes){0};
+    int r = changes_take(&s->cluster, v, n, &ret->all);
+    if (r < 0)
+        return r;
+    ret->workloads = v[CHANGES_WORKLOADS];
+    ret->n_workloads = n[CHANGES_WORKLOADS];
+    ret->cqs = v[CHANGES_CQS];
+    ret->n_cqs = n[CHANGES_CQS];
+    ret->lqs = v[CHANGES_LQS];
+    ret->n_lqs = n[CHANGES_LQS];
+    return 0;
+}
+
+static void free_strv(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+void scheduler_changes_release(struct scheduler_changes *ch)
+{
+    if (!ch)
+        return;
+    free_strv(ch->workloads, ch->n_workloads);
+    free_strv(ch->cqs, ch->n_cqs);
+    free_strv(ch->lqs, ch->n_lqs);
+    *ch = (struct scheduler_changes){0};
 }
 
 /* ---- events in ---------------------------------------------------------- */
@@ -164,7 +208,23 @@ int scheduler_pod_bound(struct scheduler *s, const char *key)
     return cluster_pod(&s->cluster, key) ? 0 : -ENOENT;
 }
 
+/* Another pod of w than p is bound, or has a bind in flight (both are
+ * PODSTATE_BOUND: a pod is assumed where its bind goes). */
+static bool others_bound(const struct workload *w, const struct pod *p)
+{
+    for (size_t i = 0; i < w->n_pods; i++)
+        if (w->pods[i] != p && w->pods[i]->state == PODSTATE_BOUND)
+            return true;
+    return false;
+}
+
 int scheduler_pod_bind_failed(struct scheduler *s, const char *key)
+{
+    return scheduler_pod_bind_failed_why(s, key, NULL);
+}
+
+int scheduler_pod_bind_failed_why(struct scheduler *s, const char *key,
+                                  const char *why)
 {
     struct pod *p = cluster_pod(&s->cluster, key);
     if (!p)
@@ -178,14 +238,37 @@ int scheduler_pod_bind_failed(struct scheduler *s, const char *key)
               p->obj->u.pod.spec.node_name);
         return 0;
     }
+    const char *node = p->node->name;
+    struct workload *w = p->wl;
+    bool gang = w && w->state == WL_ADMITTED && !w->evicting && !w->stopping &&
+                others_bound(w, p);
+    if (gang) {
+        /* A gang is never left split: the whole workload is stopped, its
+         * bound pods evicted, and it queues again when they are gone. */
+        snprintf(w->stop_why, sizeof(w->stop_why),
+                 "bind of pod %s to node %s failed: %s", key, node,
+                 why && *why ? why : "refused");
+        LOG_W("workload %s: %s; the gang is evicted and queued again", w->key,
+              w->stop_why);
+    }
     node_charge(p->node, p, -1);
     p->node = NULL;
     pod_set_state(&s->cluster, p, PODSTATE_PENDING);
     cluster_wake_parked(&s->cluster);
+    if (!w || w->dead || w->state != WL_ADMITTED)
+        return 0;
+    if (gang)
+        return cluster_mark_stop(&s->cluster, w);
+    if (w->evicting) {
+        /* Stopped already: this pod was the last it waited for. */
+        if (w->pods_bound == 0)
+            workload_requeue_evicted(&s->cluster, w);
+        return 0;
+    }
+    if (w->stopping)
+        return 0;
     /* Placed again within its admission (place_stragglers). */
-    if (p->wl && p->wl->state == WL_ADMITTED)
-        return cluster_mark_straggler(&s->cluster, p->wl);
-    return 0;
+    return cluster_mark_straggler(&s->cluster, w);
 }
 
 int scheduler_evict_outcome(struct scheduler *s, const char *key,
@@ -221,6 +304,7 @@ static void stop_workload(struct scheduler *s, struct workload *w)
     w->evicted_by_preemptor = false;
     w->evicted_ns = s->cluster.now_ns;
     s->evictions++;
+    SCHED_OBSERVE(s, evicted, w, "Stopped", NULL, NULL);
     (void)workload_note(&s->cluster, w, WL_EV_EVICTED,
                         w->admitted_cq ? w->admitted_cq->name : NULL,
                         w->evicted_by, NULL);

@@ -130,10 +130,18 @@ int scheduler_job_status(struct scheduler *s, enum object_kind kind,
 
 /* A bind that returned BACKEND_STARTED ended: bound (nothing changes: the
  * pod was assumed there), or failed (the scheduler takes the pod off its
- * node; its admitted workload places it again, within its admission, at
- * the next scheduler_run()). A pod no longer where the bind put it is no
- * change. 0 or -ENOENT. */
+ * node). After a failure, a workload another of whose pods is bound or
+ * has a bind in flight (a gang) is never left split: it is stopped whole
+ * (its bound pods evicted, the reason naming the pod and why, as
+ * evicted_by), and queues again when they are gone. Otherwise its
+ * admitted workload places the pod again, within its admission, at the
+ * next scheduler_run(). A pod no longer where the bind put it is no
+ * change. why: the backend's words ("node n1 not found", "pod deleted",
+ * "lost a race"), or NULL. 0 or -ENOENT. */
 int scheduler_pod_bound(struct scheduler *s, const char *key);
+int scheduler_pod_bind_failed_why(struct scheduler *s, const char *key,
+                                  const char *why);
+/* scheduler_pod_bind_failed_why without a why. */
 int scheduler_pod_bind_failed(struct scheduler *s, const char *key);
 
 /* How the eviction of pod key went (the backend's words: "deleted",
@@ -181,5 +189,55 @@ int scheduler_queue_position(struct scheduler *s, const char *key,
  * 0 or -ENOMEM. */
 int scheduler_take_usage_changed(struct scheduler *s, const struct cq ***ret,
                                  uint32_t *ret_n);
+
+/* What changed since the last call, for a backend that writes status
+ * back: the keys of workloads whose record changed (state, pods, reason,
+ * history) or that left the cluster (cluster_get_workload() finds none),
+ * and the names of the ClusterQueues and keys ("ns/name") of the
+ * LocalQueues they were in. all: treat everything as changed (the first
+ * call, which starts the tracking, or a change lost to no memory). The
+ * strings and arrays are the caller's: scheduler_changes_release(). The
+ * cost is the changes', not the cluster's. 0 or -ENOMEM (nothing lost:
+ * the next call has it). */
+struct scheduler_changes {
+    bool all;
+    char **workloads, **cqs, **lqs;
+    size_t n_workloads, n_cqs, n_lqs;
+};
+int scheduler_take_changes(struct scheduler *s, struct scheduler_changes *ret);
+/* Frees what ch holds and empties it. Accepts NULL. */
+void scheduler_changes_release(struct scheduler_changes *ch);
+/* ---- what a backend may observe -------------------------------------- */
+
+/* Callbacks the scheduler makes as it decides (metrics; each may be
+ * NULL). They run inside scheduler_run() or an event, must be cheap and
+ * must not call back into the scheduler. Pointers are valid for the call
+ * only. */
+struct scheduler_observer {
+    /* A cycle begins at the cluster's clock now_ns; it ends having
+     * admitted `admitted` workloads. */
+    void (*cycle_begin)(void *data, int64_t now_ns);
+    void (*cycle_end)(void *data, int admitted);
+    /* A head was tried: admitted or not (why: w->reason). */
+    void (*attempt)(void *data, const struct workload *w, bool admitted);
+    /* w got its quota (w->admitted_cq), pending since w->queue_ns. */
+    void (*admitted)(void *data, const struct workload *w);
+    /* Admitted w is evicted: reason is Kueue's (Preempted,
+     * ClusterQueueStopped, LocalQueueStopped) or Ordo's (Stopped: its Job
+     * changed, or its recorded admission cannot be honoured); a preempted
+     * one names its preemptor (NULL when gone) and Kueue's preemption
+     * reason (InClusterQueue, ...). */
+    void (*evicted)(void *data, const struct workload *w, const char *reason,
+                    const struct workload *preemptor,
+                    const char *preempt_reason);
+    /* w issued a preemption of n_victims workloads. */
+    void (*preemption)(void *data, const struct workload *w,
+                       uint32_t n_victims);
+    /* w finished (succeeded, or evicted with nothing to run again). */
+    void (*finished)(void *data, const struct workload *w);
+};
+/* Sets the observer (o and data stay the caller's; NULL: none). */
+void scheduler_set_observer(struct scheduler *s,
+                            const struct scheduler_observer *o, void *data);
 
 #endif

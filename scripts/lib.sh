@@ -5,7 +5,7 @@
 ORDO_DEBIAN_PACKAGES="autoconf automake libtool pkg-config make gcc clang \
 libclang-rt-14-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev \
 libmicrohttpd-dev libhwloc-dev libbpf-dev libcmocka-dev libnuma-dev uthash-dev \
-libssl-dev openssl python3-kubernetes curl"
+libssl-dev openssl python3-kubernetes python3-prometheus-client curl"
 
 ORDO_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 

@@ -37,7 +37,8 @@ UNIT_TESTS = \
 	tests/unit/test_events_checks \
 	tests/unit/test_events_restart \
 	tests/unit/test_history \
-	tests/unit/test_sim_plot
+	tests/unit/test_sim_plot \
+	tests/unit/test_metrics
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -73,6 +74,9 @@ tests_unit_test_manifest_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_manifest_check_SOURCES = tests/unit/test_manifest_check.c
 tests_unit_test_manifest_check_LDADD = $(UNIT_LDADD)
 tests_unit_test_manifest_check_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c
+tests_unit_test_metrics_LDADD = $(UNIT_LDADD)
+tests_unit_test_metrics_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_strmap_SOURCES = tests/unit/test_strmap.c
 tests_unit_test_strmap_LDADD = $(UNIT_LDADD)
 tests_unit_test_strmap_CFLAGS = $(UNIT_CFLAGS)
@@ -142,7 +146,7 @@ tests_unit_test_sim_output_SOURCES = tests/unit/test_sim_output.c \
 tests_unit_test_sim_output_LDADD = $(UNIT_LDADD) $(JSONC_LIBS)
 tests_unit_test_sim_output_CFLAGS = $(UNIT_CFLAGS) $(JSONC_CFLAGS)
 tests_unit_test_sim_output_SOURCES += sched/backend/sim/sim_report_hist.c \
-	sched/cache/history.c
+	sched/cache/history.c sched/cache/changes.c
 # The pictures and the summary from hand-made histories.
 tests_unit_test_sim_plot_SOURCES = tests/unit/test_sim_plot.c \
 	sched/backend/sim/sim_plot.c sched/backend/sim/sim_plot_usage.c \
@@ -405,13 +409,13 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_backend_line.sh tests/cli/test_checks.sh \
 	tests/cli/test_explain.sh tests/cli/test_validate.sh \
 	tests/cli/test_kube_e2e.sh tests/cli/test_kube_cli.sh \
-	tests/cli/test_kube_restart.sh
+	tests/cli/test_kube_restart.sh tests/cli/test_obs.sh
 # examples/deploy on the emulator; RBAC and secrets against what it does.
 CLI_TESTS += tests/cli/test_deploy.sh
 # scripts/demo --kube on this build tree.
 CLI_TESTS += tests/cli/test_demo_kube.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/kube_restart.py tests/cli/deploy_check.py tests/data tests/fuzz tests/bench examples docs
+EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/kube_restart.py tests/cli/obs_report.py tests/cli/deploy_check.py tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
 	ORDO_TEST_DATA='$(abs_top_srcdir)/tests/data'; export ORDO_TEST_DATA; \
 	ORDO_SCHEDULER='$(abs_top_builddir)/sched/ordo-scheduler'; export ORDO_SCHEDULER; \

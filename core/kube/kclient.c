@@ -112,7 +112,8 @@ const char *kclient_evict_result_name(enum kclient_evict_outcome s)
         [KEVICT_EVICTED] = "evicted",
         [KEVICT_DELETED] = "deleted",
         [KEVICT_GONE] = "gone",
-        [KEVICT_FAILED] = "failed"};
+        [KEVICT_FAILED] = "failed",
+        [KEVICT_REFUSED] = "refused"};
     return (unsigned)s < KEVICT_OUTCOME_MAX ? names[s] : "unknown";
 }
 
@@ -550,11 +551,38 @@ static void transport_describe(const struct kevict *ev, CURLcode rc, char *out,
         snprintf(out, size, "%s", curl_easy_strerror(rc));
 }
 
-/* Statuses of the eviction that make us try DELETE instead. */
-static bool eviction_falls_back(long http, bool multi_pdb)
+/* Statuses that say the Eviction API itself is not there: only then is
+ * the pod deleted instead. A 404 whose Status names no pod is the
+ * subresource missing ("the server could not find the requested
+ * resource"), not the pod. */
+static bool eviction_unavailable(const struct kevict *ev, long http)
 {
-    return http == 429 || http == 403 || http == 405 || http == 501 ||
-           (http == 500 && multi_pdb);
+    if (http == 405 || http == 501)
+        return true;
+    if (http != 404)
+        return false;
+    struct json_object *root = ev->len ? json_tokener_parse(ev->body) : NULL;
+    struct json_object *det = NULL, *kind = NULL;
+    bool pod = root && json_object_is_type(root, json_type_object) &&
+               json_object_object_get_ex(root, "details", &det) &&
+               json_object_object_get_ex(det, "kind", &kind) &&
+               json_object_is_type(kind, json_type_string) &&
+               strcmp(json_object_get_string(kind), "pods") == 0;
+    const char *m = root && json_object_is_type(root, json_type_object)
+                        ? jstring(root, "message")
+                        : NULL;
+    bool missing =
+        !pod && m && strstr(m, "could not find the requested resource");
+    json_object_put(root);
+    return missing;
+}
+
+/* Statuses that say someone refuses the eviction: a PodDisruptionBudget
+ * (429; 500 for a pod with several), or policy (403). Never overridden by
+ * DELETE: the caller reports them and tries again later. */
+static bool eviction_refused(long http, bool multi_pdb)
+{
+    return http == 429 || http == 403 || (http == 500 && multi_pdb);
 }
 
 /* Applies the policy of kclient.h to the request that just finished. */
@@ -575,16 +603,19 @@ static void kevict_finished(struct kevict *ev, CURLcode rc)
     if (ev->phase == PHASE_EVICT) {
         if (http == 200 || http == 201) {
             kevict_end(ev, KEVICT_EVICTED, http, "evicted (%s)", desc);
-        } else if (http == 404) {
-            kevict_end(ev, KEVICT_GONE, http, "pod not found (%s)", desc);
-        } else if (eviction_falls_back(http, multi_pdb)) {
-            snprintf(ev->refusal, sizeof(ev->refusal), "eviction refused (%s)",
+        } else if (eviction_refused(http, multi_pdb)) {
+            kevict_end(ev, KEVICT_REFUSED, http, "eviction refused%s (%s)",
+                       http == 403 ? "" : " by a PodDisruptionBudget", desc);
+        } else if (eviction_unavailable(ev, http)) {
+            snprintf(ev->refusal, sizeof(ev->refusal), "no Eviction API (%s)",
                      desc);
             int r = kevict_send(ev, PHASE_DELETE);
             if (r < 0)
                 kevict_end(ev, KEVICT_FAILED, http,
                            "%s; delete not started: %s", ev->refusal,
                            strerror(-r));
+        } else if (http == 404) {
+            kevict_end(ev, KEVICT_GONE, http, "pod not found (%s)", desc);
         } else {
             kevict_end(ev, KEVICT_FAILED, http, "eviction failed%s%s%s", lp,
                        desc, rp);

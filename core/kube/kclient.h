@@ -13,9 +13,14 @@
  *   POST {base}/api/v1/namespaces/{ns}/pods/{name}/eviction (policy/v1)
  *     200, 201          -> KEVICT_EVICTED
  *     404               -> KEVICT_GONE (the pod is already gone, no DELETE)
- *     429 (a PodDisruptionBudget refuses), 403 (RBAC lacks pods/eviction),
- *     405, 501 (no eviction subresource), 500 whose Status message says the
- *     pod has more than one PodDisruptionBudget
+ *     429 (a PodDisruptionBudget refuses), 500 whose Status message says
+ *     the pod has more than one PodDisruptionBudget, 403 (forbidden: RBAC
+ *     or an admission policy)
+ *                       -> KEVICT_REFUSED (no DELETE: a refusal is not
+ *                          overridden; the caller reports it and tries
+ *                          again later)
+ *     405, 501, or a 404 whose Status names no pod ("the server could not
+ *     find the requested resource"): the Eviction API is not there
  *                       -> fall back to DELETE (below)
  *     anything else, no complete answer (transport error, timeout, a body
  *     over max_response_bytes) -> KEVICT_FAILED
@@ -150,10 +155,12 @@ enum kclient_evict_outcome {
     KEVICT_DELETED,     /* the eviction was refused; the pod was deleted */
     KEVICT_GONE,        /* the pod (with that uid) no longer exists */
     KEVICT_FAILED,      /* the pod may still be there; see why */
+    KEVICT_REFUSED,     /* a PodDisruptionBudget or policy refused: no DELETE */
     KEVICT_OUTCOME_MAX
 };
 
-/* "evicted", "deleted", "gone", "failed"; "unknown" out of range. Static. */
+/* "evicted", "deleted", "gone", "failed", "refused"; "unknown" out of
+ * range. Static. */
 const char *kclient_evict_result_name(enum kclient_evict_outcome s);
 
 struct kclient_evict_result {
@@ -162,9 +169,11 @@ struct kclient_evict_result {
      * (connection, TLS, timeout, a body over the cap). */
     long http_status;
     bool used_delete; /* the DELETE fallback was tried */
-    /* One line for a human, e.g. "eviction refused (429 TooManyRequests:
-     * Cannot evict pod as it would violate the pod's disruption budget.);
-     * deleted instead". Owned by the client, valid during the callback. */
+    /* One line for a human, e.g. "eviction refused by a
+     * PodDisruptionBudget (429 TooManyRequests: Cannot evict pod as it
+     * would violate the pod's disruption budget.)", or "no Eviction API
+     * (405 Method Not Allowed); deleted instead". Owned by the client,
+     * valid during the callback. */
     const char *why;
     const char *ns, *name; /* as given; valid during the callback */
 };

@@ -23,7 +23,7 @@ struct kreq {
     kreq_done_cb done;
     kreq_line_cb on_line;
     void *data;
-    int64_t due_ms;
+    int64_t due_ms, queued_ms;
     bool in_flight, lines_seen, aborted, too_large, oom;
     bool reauthed; /* retried once after a 401 */
     unsigned attempts;
@@ -359,7 +359,8 @@ int krequest_start(struct krequests *q, const struct kreq_spec *spec,
         e = kreq_setopts(r);
     if (e < 0)
         goto fail;
-    r->due_ms = krequests_now_ms(q) + spec->delay_ms;
+    r->queued_ms = krequests_now_ms(q);
+    r->due_ms = r->queued_ms + spec->delay_ms;
     r->prev = q->tail;
     if (q->tail)
         q->tail->next = r;
@@ -434,6 +435,10 @@ static void kreq_end(struct kreq *r, long status, const char *error)
         .attempts = r->attempts,
         .aborted = r->aborted,
     };
+    const struct krequest_options *o = &r->q->opt;
+    if (o->on_result)
+        o->on_result(o->result_data, r->spec.method, r->spec.stream, r->url,
+                     status, krequests_now_ms(r->q) - r->queued_ms);
     r->done(r->data, &res);
     kreq_free(r);
 }
@@ -502,13 +507,19 @@ int64_t krequests_due_in_ms(struct krequests *q)
 
 int krequests_process(struct krequests *q, int timeout_ms)
 {
+    return krequests_process_fds(q, timeout_ms, NULL, 0);
+}
+
+int krequests_process_fds(struct krequests *q, int timeout_ms,
+                          struct curl_waitfd *extra, unsigned n_extra)
+{
     if (!q || timeout_ms < 0)
         return -EINVAL;
     dispatch(q);
     int64_t due = krequests_due_in_ms(q);
     int wait = due >= 0 && due < timeout_ms ? (int)due : timeout_ms;
     CURLM *multi = kclient_multi(q->kc);
-    CURLMcode mc = curl_multi_poll(multi, NULL, 0, wait, NULL);
+    CURLMcode mc = curl_multi_poll(multi, extra, n_extra, wait, NULL);
     int running = 0;
     if (mc == CURLM_OK)
         mc = curl_multi_perform(multi, &running);

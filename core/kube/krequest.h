@@ -40,6 +40,8 @@
 #define KREQ_DEFAULT_MAX_ATTEMPTS 8
 #define KREQ_RETRY_AFTER_MAX_S    600 /* a longer Retry-After is capped */
 
+enum kreq_method { KREQ_GET = 0, KREQ_POST, KREQ_PUT, KREQ_PATCH, KREQ_DELETE };
+
 struct krequest_options {
     uint32_t qps, burst;     /* 0: the defaults above */
     int64_t backoff_base_ms; /* 0: KREQ_DEFAULT_BACKOFF_MS */
@@ -56,9 +58,14 @@ struct krequest_options {
      * the request. */
     void (*on_unauthorized)(void *auth_data);
     void *auth_data;
+    /* Called as each request ends (not when cancelled): its method, a
+     * stream (watch) or not, its URL, the last attempt's HTTP status (0: no
+     * answer) and the milliseconds since it was queued, retries included
+     * (metrics). NULL: none. */
+    void (*on_result)(void *result_data, enum kreq_method m, bool stream,
+                      const char *url, long status, int64_t latency_ms);
+    void *result_data;
 };
-
-enum kreq_method { KREQ_GET = 0, KREQ_POST, KREQ_PUT, KREQ_PATCH, KREQ_DELETE };
 
 /* "GET", ...; "?" out of range. Static. */
 const char *kreq_method_name(enum kreq_method m);
@@ -119,6 +126,10 @@ void krequest_cancel(struct kreq *r);
  * calls callbacks (evictions' too: they share the multi handle). Returns
  * the number of requests not ended, or -EINVAL, -ENOMEM, -EIO. */
 int krequests_process(struct krequests *q, int timeout_ms);
+/* The same, waiting on the caller's descriptors too (curl_multi_poll's
+ * extra_fds: another server in the same loop); their revents are set. */
+int krequests_process_fds(struct krequests *q, int timeout_ms,
+                          struct curl_waitfd *extra, unsigned n_extra);
 
 /* Requests not ended; those of them in a transfer now. */
 size_t krequests_pending(const struct krequests *q);

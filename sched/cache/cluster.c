@@ -14,6 +14,7 @@
 #include "grow.h"
 #include "resid.h"
 #include "satmath.h"
+#include "changes.h"
 #include "workload.h" /* the history (history.c) */
 
 const char *workload_kind_name(enum wl_kind k)
@@ -162,6 +163,8 @@ void cluster_orphans_free(struct pod_orphans *o)
 
 void cluster_release(struct cluster *c)
 {
+    changes_free(c->changes);
+    c->changes = NULL;
     qtree_release(&c->tree); /* before the ClusterQueues it points to */
     struct pod_orphans *po, *po_tmp;
     HASH_ITER(hh, c->orphans, po, po_tmp)
@@ -480,6 +483,7 @@ void pod_set_state(struct cluster *c, struct pod *p, enum pod_phase_sim s)
 
 int cluster_mark_changed(struct cluster *c, struct workload *w)
 {
+    changes_note(c, w);
     if (w->changed)
         return 0;
     if (GROW_ARRAY(c->changed, c->n_changed, c->cap_changed) < 0)

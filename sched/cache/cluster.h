@@ -52,6 +52,7 @@
 
 struct cq;
 struct workload;
+struct cluster_changes;
 struct ordo_plugin;
 
 struct flavor {
@@ -368,6 +369,12 @@ struct cluster {
     size_t n_to_stop, cap_to_stop;
     /* ClusterQueues, ResourceFlavors and workloads waiting to go. */
     uint32_t n_terminating;
+    /* What changed for a backend's status writes (private/changes.h);
+     * NULL until it first asks. */
+    struct cluster_changes *changes;
+    /* Told of each workload that finishes (the line's observer). */
+    void (*on_finish)(void *data, const struct workload *w);
+    void *on_finish_data;
 };
 
 /* What a Job's or JobSet's status says (the Kubernetes API's): a Job's

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changes.h"
 #include "grow.h"
 #include "resid.h"
 
@@ -95,6 +96,7 @@ int workload_note(const struct cluster *c, struct workload *w,
 {
     struct wl_history *h = &w->history;
     struct wl_event e = {.t_ns = c->now_ns, .type = type};
+    changes_note(c, w);
     make_room(h);
     if (dup_or_null(cq, &e.cq) < 0 || dup_or_null(detail, &e.detail) < 0 ||
         dup_or_null(by, &e.by) < 0 || GROW_ARRAY(h->ev, h->n, h->cap) < 0) {
@@ -172,6 +174,7 @@ bool workload_note_reason(const struct cluster *c, struct workload *w,
 {
     if (!reason || !reason[0])
         return false;
+    changes_note(c, w); /* also when folded: the text changed */
     const struct wl_event *last =
         last_since_admission(&w->history, WL_EV_WAITING);
     if (last && last->detail && strcmp(last->detail, reason) == 0)

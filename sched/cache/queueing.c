@@ -511,6 +511,8 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
         w->state = WL_FINISHED;
         w->finished_ns = c->now_ns;
         w->has_finished = true;
+        if (c->on_finish)
+            c->on_finish(c->on_finish_data, w);
         (void)workload_note(c, w, WL_EV_FINISHED, NULL,
                             "evicted, and nothing makes its pods again",
                             NULL);
@@ -553,6 +555,8 @@ void workload_finish(struct cluster *c, struct workload *w)
     w->finished_ns = c->now_ns;
     w->has_finished = true;
     w->reason[0] = '\0';
+    if (c->on_finish)
+        c->on_finish(c->on_finish_data, w);
     (void)workload_note(c, w, WL_EV_FINISHED,
                         w->admitted_cq ? w->admitted_cq->name : NULL, NULL,
                         NULL);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changes.h"
 #include "grow.h"
 
 int cluster_index_remove(struct obj_entry **index, const char *key)
@@ -111,6 +112,7 @@ int cluster_workload_unlink(struct cluster *c, struct workload *w)
     if (w->preempting && c->n_preempting > 0)
         c->n_preempting--;
     w->preempting = false;
+    changes_note(c, w); /* it left: its status is forgotten */
     HASH_DEL(c->workloads, w);
     w->dead = true;
     c->dead_wls[c->n_dead_wls++] = w;

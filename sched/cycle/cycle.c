@@ -344,6 +344,8 @@ static int admit(struct ordo_cycle *cy, struct entry *e,
 {
     int r = commit(cy, e, pl);
     *ret_admitted = r == 0;
+    if (r == 0)
+        SCHED_OBSERVE(cy->s, admitted, e->wl);
     return r;
 }
 
@@ -411,6 +413,7 @@ int cycle_run(struct scheduler *s)
         return -ENOMEM;
     watchdog_arm();
     s->cycles++;
+    SCHED_OBSERVE(s, cycle_begin, cy.c->now_ns);
     drain_stopped(&cy);
     place_stragglers(&cy);
     if ((r = collect_heads(&cy, &es)) < 0 || (r = nominate_all(&cy, &es)) < 0)
@@ -423,10 +426,13 @@ int cycle_run(struct scheduler *s)
             break;
         if ((r = process_entry(&cy, e, &ok)) < 0)
             goto out;
+        SCHED_OBSERVE(s, attempt, e->wl, ok);
         admitted += ok;
     }
     s->admissions += (uint64_t)admitted;
 out:
+    if (r >= 0)
+        SCHED_OBSERVE(s, cycle_end, admitted);
     release_held(&cy, &es);
     arena_free(cy.scratch);
     watchdog_disarm();

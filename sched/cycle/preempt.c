@@ -234,6 +234,15 @@ void preempt_evict(struct ordo_cycle *cy, struct workload *victim,
     victim->evicted_by_preemptor = preemptor;
     victim->evicted_ns = cy->s->cluster.now_ns;
     cy->s->evictions++;
+    if (cy->s->obs) {
+        /* Kueue's eviction reasons: preempted, or its queue stopped. */
+        const char *why = preemptor                  ? "Preempted"
+                          : strstr(by, "LocalQueue") ? "LocalQueueStopped"
+                                                     : "ClusterQueueStopped";
+        SCHED_OBSERVE(cy->s, evicted, victim, why,
+                      preemptor ? cluster_get_workload(cy->c, by) : NULL,
+                      class);
+    }
     (void)workload_note(cy->c, victim, WL_EV_EVICTED,
                         victim->admitted_cq ? victim->admitted_cq->name : NULL,
                         class ? class : by, preemptor ? by : NULL);
@@ -368,6 +377,7 @@ static void evict_victims(struct ordo_cycle *cy, struct entry *e,
     size_t len = 0;
     len += (size_t)snprintf(e->reason, sizeof(e->reason),
                             "waiting for %u preempted workload(s) to go:", nv);
+    SCHED_OBSERVE(cy->s, preemption, e->wl, nv);
     for (uint32_t k = 0; k < nv; k++) {
         if (len < sizeof(e->reason))
             len += (size_t)snprintf(e->reason + len, sizeof(e->reason) - len,

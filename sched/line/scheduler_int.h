@@ -17,7 +17,16 @@ struct scheduler {
     uint64_t admissions;
     uint64_t parked; /* heads parked by BestEffortFIFO, ever */
     uint64_t evictions;
+    const struct scheduler_observer *obs; /* metrics; NULL: none */
+    void *obs_data;
 };
+
+/* Calls the observer's fn, when there is one. */
+#define SCHED_OBSERVE(s, fn, ...)                                              \
+    do {                                                                       \
+        if ((s)->obs && (s)->obs->fn)                                          \
+            (s)->obs->fn((s)->obs_data, __VA_ARGS__);                          \
+    } while (0)
 
 /* Sets up s in place (see scheduler_new); the cluster starts empty and
  * the plugins are filled in by the caller. */

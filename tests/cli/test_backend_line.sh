@@ -118,6 +118,13 @@ if [ -z "$bad" ]; then
 else
     not_ok "the simulator references private symbols" "$bad"
 fi
+mapfile -t obs_objs < <(objects sched/obs libordo_obs)
+bad=$(private_refs "${obs_objs[@]}")
+if [ ${#obs_objs[@]} -ge 3 ] && [ -z "$bad" ]; then
+    ok "the metrics and endpoints (sched/obs) read the scheduler as a backend does"
+else
+    not_ok "sched/obs references private symbols (${#obs_objs[@]} objects)" "$bad"
+fi
 # The check can fail: an object that calls workload_finish is caught.
 printf '#include "workload.h"\nvoid probe(struct cluster *c, struct workload *w);\nvoid probe(struct cluster *c, struct workload *w) { workload_finish(c, w); node_charge(NULL, NULL, 1); }\n' \
     >"$tmp/bad.c"

@@ -19,6 +19,7 @@ LAYERS="core/libordo-core.la core/kube/libordo-kube.la \
     sched/host/libordo-host.la sched/cache/libordo-cache.la \
     sched/cycle/libordo-cycle.la sched/libordo-line.la \
     sched/backend/sim/libordo-sim.la sched/backend/kube/libordo-kube-backend.la \
+    sched/obs/libordo-obs.la \
     sched/libordo-sched.la core plugins sched topology examples"
 
 tmp=$(mktemp -d) || exit 1

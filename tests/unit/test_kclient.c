@@ -32,8 +32,9 @@
     "\"Cannot evict pod as it would violate the pod's disruption budget.\","   \
     "\"code\":429}"
 #define PDB_REFUSED                                                            \
-    "eviction refused (429 TooManyRequests: Cannot evict pod as it would "     \
-    "violate the pod's disruption budget.)"
+    "eviction refused by a PodDisruptionBudget (429 TooManyRequests: Cannot "  \
+    "evict pod as it would violate the pod's disruption budget.)"
+#define NO_API      "no Eviction API (405 Method Not Allowed)"
 #define SUCCESS_201 "{\"kind\":\"Status\",\"status\":\"Success\",\"code\":201}"
 #define EVICT_PATH  "/api/v1/namespaces/ns/pods/name/eviction"
 #define POD_PATH    "/api/v1/namespaces/ns/pods/name"
@@ -183,15 +184,29 @@ static void test_evict_server_defaults(void **state)
     json_object_put(b);
 }
 
-static void test_pdb_refuses_then_delete(void **state)
+/* A PodDisruptionBudget's refusal is reported, never overridden. */
+static void test_pdb_refusal_reported(void **state)
 {
     fake_rule("POST", EVICT_PATH, 429, PDB_429);
+    struct outcome o = evict_one("uid-1", 0);
+    assert_int_equal(o.outcome, KEVICT_REFUSED);
+    assert_int_equal(o.http, 429);
+    assert_false(o.used_delete);
+    assert_string_equal(o.why, PDB_REFUSED);
+    assert_int_equal(fake_srv.n_records, 1);
+    assert_request(0, "POST", EVICT_PATH);
+}
+
+/* Without the Eviction API the pod is deleted instead. */
+static void test_no_eviction_api_then_delete(void **state)
+{
+    fake_rule("POST", EVICT_PATH, 405, "");
     fake_rule("DELETE", POD_PATH, 200, "{\"kind\":\"Pod\"}");
     struct outcome o = evict_one("uid-1", 0);
     assert_int_equal(o.outcome, KEVICT_DELETED);
     assert_int_equal(o.http, 200);
     assert_true(o.used_delete);
-    assert_string_equal(o.why, PDB_REFUSED "; deleted instead");
+    assert_string_equal(o.why, NO_API "; deleted instead");
     assert_int_equal(fake_srv.n_records, 2);
     assert_request(0, "POST", EVICT_PATH);
     assert_request(1, "DELETE", POD_PATH);
@@ -222,44 +237,49 @@ struct outcome_case {
 };
 
 static const struct outcome_case outcome_cases[] = {
-    {"RBAC lacks pods/eviction", 403,
-     STATUS("Forbidden", "cannot create resource pods/eviction"), 202, "{}",
-     "u1", KEVICT_DELETED,
-     "eviction refused (403 Forbidden: cannot create resource pods/eviction);"
-     " deleted instead"},
+    {"forbidden", 403,
+     STATUS("Forbidden", "cannot create resource pods/eviction"), 0, NULL, "u1",
+     KEVICT_REFUSED,
+     "eviction refused (403 Forbidden: cannot create resource pods/eviction)"},
+    {"PDB refuses", 429, PDB_429, 0, NULL, "u1", KEVICT_REFUSED, PDB_REFUSED},
     {"no eviction subresource", 405, "", 200, "{}", NULL, KEVICT_DELETED,
-     "eviction refused (405 Method Not Allowed); deleted instead"},
+     NO_API "; deleted instead"},
     {"eviction not implemented", 501, "not json", 200, "{}", NULL,
-     KEVICT_DELETED, "eviction refused (501 Not Implemented); deleted instead"},
+     KEVICT_DELETED, "no Eviction API (501 Not Implemented); deleted instead"},
+    {"subresource not found", 404,
+     STATUS("NotFound", "the server could not find the requested resource"),
+     200, "{}", "u1", KEVICT_DELETED,
+     "no Eviction API (404 NotFound: the server could not find the requested "
+     "resource); deleted instead"},
     {"several PDBs", 500,
      STATUS("InternalError", "Internal error occurred: This pod has more "
                              "than one PodDisruptionBudget, which the "
                              "eviction subresource does not support."),
-     200, "{}", "u1", KEVICT_DELETED,
-     "eviction refused (500 InternalError: Internal error occurred: This pod "
-     "has more than one PodDisruptionBudget, which the eviction subresource "
-     "does not support.); deleted instead"},
+     0, NULL, "u1", KEVICT_REFUSED,
+     "eviction refused by a PodDisruptionBudget (500 InternalError: Internal "
+     "error occurred: This pod has more than one PodDisruptionBudget, which "
+     "the eviction subresource does not support.)"},
     {"pod gone before eviction", 404,
      STATUS("NotFound", "pods \\\"name\\\" not found"), 0, NULL, "u1",
      KEVICT_GONE, "pod not found (404 NotFound: pods \"name\" not found)"},
-    {"pod gone before delete", 429, PDB_429, 404, "{\"reason\":\"NotFound\"}",
-     "u1", KEVICT_GONE, PDB_REFUSED "; pod already gone (404 NotFound)"},
-    {"pod replaced before delete", 429, PDB_429, 409,
+    {"pod gone before delete", 405, "", 404, "{\"reason\":\"NotFound\"}", "u1",
+     KEVICT_GONE, NO_API "; pod already gone (404 NotFound)"},
+    {"pod replaced before delete", 405, "", 409,
      STATUS("Conflict", "Precondition failed: UID in precondition: u1"), "u1",
      KEVICT_GONE,
-     PDB_REFUSED "; pod replaced, uid precondition failed (409 Conflict: "
-                 "Precondition failed: UID in precondition: u1)"},
-    {"409 without a uid", 429, PDB_429, 409, "", NULL, KEVICT_FAILED,
-     PDB_REFUSED "; delete failed (409 Conflict)"},
+     NO_API "; pod replaced, uid precondition failed (409 Conflict: "
+            "Precondition failed: UID in precondition: u1)"},
+    {"409 without a uid", 405, "", 409, "", NULL, KEVICT_FAILED,
+     NO_API "; delete failed (409 Conflict)"},
     {"server error on eviction", 500,
      STATUS("InternalError", "etcdserver: request timed out"), 0, NULL, "u1",
      KEVICT_FAILED,
      "eviction failed (500 InternalError: etcdserver: request timed out)"},
     {"not a Status", 502, "<html>\r\nbad gateway</html>", 0, NULL, "u1",
      KEVICT_FAILED, "eviction failed (502 Bad Gateway)"},
-    {"server error on delete", 429, PDB_429, 500,
+    {"server error on delete", 405, "", 500,
      STATUS("InternalError", "boom\\nline"), "u1", KEVICT_FAILED,
-     PDB_REFUSED "; delete failed (500 InternalError: boom line)"},
+     NO_API "; delete failed (500 InternalError: boom line)"},
 };
 
 static void test_outcomes(void **state)
@@ -395,15 +415,15 @@ static void test_many_in_flight(void **state)
     static const char *const names[] = {"a", "b", "c", "d", "e"};
     static const enum kclient_evict_outcome want[] = {
         KEVICT_EVICTED, KEVICT_GONE, KEVICT_DELETED, KEVICT_FAILED,
-        KEVICT_EVICTED};
+        KEVICT_REFUSED};
     fake_rule("POST", "/api/v1/namespaces/ns/pods/a/eviction", 201, "")
         ->delay_ms = 200;
     fake_rule("POST", "/api/v1/namespaces/ns/pods/b/eviction", 404, "");
-    fake_rule("POST", "/api/v1/namespaces/ns/pods/c/eviction", 429, PDB_429)
+    fake_rule("POST", "/api/v1/namespaces/ns/pods/c/eviction", 405, "")
         ->delay_ms = 100;
     fake_rule("DELETE", "/api/v1/namespaces/ns/pods/c", 200, "{}");
     fake_rule("POST", "/api/v1/namespaces/ns/pods/d/eviction", 500, "");
-    fake_rule("POST", "/api/v1/namespaces/ns/pods/e/eviction", 200, "");
+    fake_rule("POST", "/api/v1/namespaces/ns/pods/e/eviction", 429, PDB_429);
     struct kclient *kc = client_new(NULL, 0, 0);
     struct outcome o[5] = {0};
     for (size_t i = 0; i < 5; i++)
@@ -535,6 +555,7 @@ static void test_options(void **state)
     assert_string_equal(kclient_evict_result_name(KEVICT_DELETED), "deleted");
     assert_string_equal(kclient_evict_result_name(KEVICT_GONE), "gone");
     assert_string_equal(kclient_evict_result_name(KEVICT_FAILED), "failed");
+    assert_string_equal(kclient_evict_result_name(KEVICT_REFUSED), "refused");
     assert_string_equal(kclient_evict_result_name(KEVICT_OUTCOME_MAX),
                         "unknown");
 }
@@ -546,7 +567,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_evict_accepted),
         T(test_evict_server_defaults),
-        T(test_pdb_refuses_then_delete),
+        T(test_pdb_refusal_reported),
+        T(test_no_eviction_api_then_delete),
         T(test_outcomes),
         T(test_invalid_names),
         T(test_connection_refused),

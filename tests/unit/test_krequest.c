@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_apiserver.h"
 #include "krequest.h"
@@ -163,6 +164,81 @@ static void test_retry_after(void **state)
     assert_int_equal(d.calls, 1);
     assert_int_equal(d.status, 201);
     assert_int_equal(d.attempts, 2);
+    env_free(&e);
+}
+
+struct result_log {
+    int calls;
+    enum kreq_method m;
+    bool stream;
+    long status;
+    int64_t latency_ms;
+    char url[256];
+};
+
+static void on_result(void *data, enum kreq_method m, bool stream,
+                      const char *url, long status, int64_t latency_ms)
+{
+    struct result_log *l = data;
+    l->calls++;
+    l->m = m;
+    l->stream = stream;
+    l->status = status;
+    l->latency_ms = latency_ms;
+    snprintf(l->url, sizeof(l->url), "%s", url);
+}
+
+/* on_result reports each request once, when it ends: the last status and
+ * the time since it was queued, retries included. */
+static void test_on_result(void **state)
+{
+    struct env e;
+    struct result_log log = {0};
+    fake_reset();
+    fake_now = 1000;
+    struct kclient_options ko = {.base_url = fake_srv.base,
+                                 .bearer_token = "tok"};
+    assert_int_equal(kclient_new(&ko, &e.kc), 0);
+    struct krequest_options o = {.now_ms = test_clock,
+                                 .seed = 42,
+                                 .on_result = on_result,
+                                 .result_data = &log};
+    assert_int_equal(krequests_new(e.kc, &o, &e.q), 0);
+    struct rule *r = fake_rule("POST", "/x/binding", 429, "{}");
+    r->header = "Retry-After: 2";
+    fake_rule("POST", "/x/binding", 201, "{}");
+    struct done d = {0};
+    struct kreq_spec s = {
+        .method = KREQ_POST, .path = "/x/binding", .body = "{}"};
+    assert_int_equal(krequest_start(e.q, &s, on_done, NULL, &d, NULL), 0);
+    drive(&e);
+    assert_int_equal(log.calls, 0); /* a retry is not an end */
+    fake_now += 2000;
+    drive(&e);
+    assert_int_equal(d.calls, 1);
+    assert_int_equal(log.calls, 1);
+    assert_int_equal(log.m, KREQ_POST);
+    assert_false(log.stream);
+    assert_int_equal(log.status, 201);
+    assert_int_equal(log.latency_ms, 2000);
+    assert_non_null(strstr(log.url, "/x/binding"));
+    env_free(&e);
+}
+
+/* The caller's descriptors are waited on with the sockets: a readable
+ * pipe comes back with POLLIN set. */
+static void test_extra_fds(void **state)
+{
+    struct env e;
+    env_new(&e, 0, 0);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(write(p[1], "x", 1), 1);
+    struct curl_waitfd w = {.fd = p[0], .events = CURL_WAIT_POLLIN};
+    assert_true(krequests_process_fds(e.q, 10000, &w, 1) >= 0);
+    assert_true(w.revents & CURL_WAIT_POLLIN);
+    close(p[0]);
+    close(p[1]);
     env_free(&e);
 }
 
@@ -465,6 +541,8 @@ int main(void)
         T(test_stream_lines),
         T(test_stream_abort_and_error),
         T(test_cancel_and_invalid),
+        T(test_on_result),
+        T(test_extra_fds),
     };
     return cmocka_run_group_tests_name("krequest", tests, fake_start,
                                        fake_stop);

@@ -6,12 +6,16 @@
  * an object the decoder refuses is skipped and reported. */
 #include "events_helpers.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "fake_apiserver.h"
 #include "kube_backend.h"
+#include "kube_int.h"
+#include "kube_status.h"
+#include "kube_workload.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
@@ -86,6 +90,9 @@ static void script(const char *quota_json)
     script_pods(quota_json, LIST(POD_JSON("")));
 }
 
+/* Whether the next env_new() writes status back. */
+static bool env_writes;
+
 static void env_new(struct env *e, void **state)
 {
     memset(e, 0, sizeof(*e));
@@ -96,8 +103,10 @@ static void env_new(struct env *e, void **state)
     assert_int_equal(kclient_new(&ko, &e->kc), 0);
     struct krequest_options o = {.now_ms = test_clock, .seed = 3};
     assert_int_equal(krequests_new(e->kc, &o, &e->q), 0);
-    struct kube_backend_options bo = {
-        .evict_grace_seconds = -1, .rejected = on_rejected, .hook_data = e};
+    struct kube_backend_options bo = {.evict_grace_seconds = -1,
+                                      .rejected = on_rejected,
+                                      .hook_data = e,
+                                      .write_status = env_writes};
     assert_int_equal(kube_backend_new(e->kc, e->q, &bo, &e->kb), 0);
     /* The fixture's scheduler acts through its own backend: make one that
      * acts through this one. */
@@ -444,6 +453,289 @@ static void test_jobset_child_pods(void **state)
     env_free(&e);
 }
 
+#define GANG_POD(i)                                                            \
+    "{\"metadata\":{\"name\":\"g-" i "\",\"namespace\":\"default\","           \
+    "\"uid\":\"pu-" i "\",\"ownerReferences\":[{\"apiVersion\":\"batch/v1\","  \
+    "\"kind\":\"Job\",\"name\":\"g\",\"uid\":\"ju\",\"controller\":true}]},"   \
+    "\"spec\":{" CONTAINERS "}}"
+
+/* A gang of two whose second bind goes to a node deleted meanwhile: not
+ * left split, the bound pod is evicted and the Workload says why. */
+static void test_gang_bind_to_deleted_node(void **state)
+{
+    struct env e;
+    env_new(&e, state);
+    script_pods(
+        LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":" CQ_SPEC("4") "}"),
+        LIST(GANG_POD("0") "," GANG_POD("1")));
+    fake_rule("GET", "/apis/batch/v1/jobs", 200,
+              LIST("{\"metadata\":{\"name\":\"g\",\"namespace\":\"default\","
+                   "\"uid\":\"ju\",\"labels\":{\"kueue.x-k8s.io/queue-name\":"
+                   "\"lq\"}},\"spec\":{\"parallelism\":2,\"template\":{"
+                   "\"spec\":{" CONTAINERS "}}}}"))
+        ->query = "limit";
+    fake_rule("POST", "/api/v1/namespaces/default/pods/g-0/binding", 201, "{}");
+    fake_rule("POST", "/api/v1/namespaces/default/pods/g-1/binding", 404,
+              "{\"kind\":\"Status\",\"code\":404,\"reason\":\"NotFound\","
+              "\"message\":\"nodes \\\"n1\\\" not found\",\"details\":{"
+              "\"name\":\"n1\",\"kind\":\"nodes\"}}");
+    fake_rule("POST", "/api/v1/namespaces/default/pods/g-0/eviction", 201,
+              "{}");
+    start(&e);
+    /* Evictions go through the client's own requests. */
+    for (int i = 0; i < 400 && kclient_pending(e.kc) > 0; i++)
+        assert_true(krequests_process(e.q, 20) >= 0);
+    assert_int_equal(kclient_pending(e.kc), 0);
+    struct kube_backend_stats st;
+    kube_backend_get_stats(e.kb, &st);
+    assert_int_equal(st.binds, 2);
+    assert_int_equal(st.bind_failed, 1);
+    /* Not placed again within the admission: the bound pod is evicted. */
+    assert_null(find("POST", "/api/v1/namespaces/default/pods/g-1/binding", 1));
+    assert_non_null(
+        find("POST", "/api/v1/namespaces/default/pods/g-0/eviction", 0));
+    const struct workload *w = fx_wl(e.f, "default/g");
+    assert_true(w->evicting);
+    assert_contains(w->evicted_by, "bind of pod default/g-1 to node");
+    assert_contains(w->evicted_by, "deleted");
+    char msg[512];
+    assert_string_equal(kube_workload_eviction(scheduler_cluster(e.f->s), w,
+                                               NULL, msg, sizeof(msg), NULL),
+                        "BindFailed");
+    assert_contains(msg, "default/g-1");
+    env_free(&e);
+}
+
+#define PODN(name, cpu)                                                        \
+    "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\","          \
+    "\"uid\":\"u-" name "\",\"labels\":{\"kueue.x-k8s.io/queue-name\":"        \
+    "\"lq\"}},\"spec\":{\"schedulerName\":\"ordo-scheduler\","                 \
+    "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":"    \
+    "\"" cpu "\"}}}]}}"
+#define PODN_YAML(name, cpu)                                                   \
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " name                      \
+    "\n  namespace: default\n  uid: u-" name                                   \
+    "\n  labels: {kueue.x-k8s.io/queue-name: lq}\nspec:\n"                     \
+    "  schedulerName: ordo-scheduler\n"                                        \
+    "  containers: [{name: c, resources: {requests: {cpu: '" cpu "'}}}]\n"
+
+/* Runs what the daemon's loop runs, status writes included. */
+static void drive_writes(struct env *e)
+{
+    for (int i = 0; i < 4000; i++) {
+        assert_true(krequests_process(e->q, 20) >= 0);
+        if (kube_backend_synced(e->kb) && kube_backend_take_changed(e->kb)) {
+            assert_true(scheduler_run(e->f->s) >= 0);
+            assert_int_equal(kube_backend_write_status(e->kb), 0);
+        }
+        assert_int_equal(kube_backend_drain_writes(e->kb), 0);
+        if (krequests_in_flight(e->q) == 0 && krequests_due_in_ms(e->q) != 0 &&
+            e->kb->writes.n_pending == 0)
+            return;
+    }
+    fail_msg("never settled");
+}
+
+static void start_writes(struct env *e)
+{
+    fake_rule("POST", NULL, 201, "{\"metadata\":{\"uid\":\"wl-uid\"}}")
+        ->sticky = true;
+    fake_rule("PATCH", NULL, 200, "{}")->sticky = true;
+    fake_rule("GET", NULL, 200, EMPTY)->sticky = true;
+    assert_int_equal(kube_backend_start(e->kb, e->f->s), 0);
+    drive_writes(e);
+}
+
+/* The Workload object name of plain pod name (uid u-<name>). */
+static void pod_wl_name(const char *pod, char *buf, size_t size)
+{
+    char uid[64];
+    snprintf(uid, sizeof(uid), "u-%s", pod);
+    struct object top = {0};
+    top.meta.name = (char *)pod;
+    top.meta.uid = uid;
+    struct workload w = {0};
+    w.kind = WL_POD;
+    w.top = &top;
+    w.key = (char *)pod;
+    assert_int_equal(kube_workload_name(&w, buf, size), 0);
+}
+
+/* Status writes file only what changed after the first pass; what left
+ * is forgotten once its last write is out; Workload uids come from the
+ * POST's answer. */
+static void test_status_writes_follow_changes(void **state)
+{
+    struct env e;
+    env_writes = true;
+    env_new(&e, state);
+    env_writes = false;
+    script_pods(
+        LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":" CQ_SPEC("8") "}"),
+        LIST(PODN("p1", "1") "," PODN("p2", "1") "," PODN("p3", "1")));
+    start_writes(&e);
+    struct kube_backend_stats st;
+    kube_backend_get_stats(e.kb, &st);
+    assert_int_equal(st.status_full, 1);
+    assert_string_equal(fx_state(e.f, "default/p3"), "admitted");
+    /* Taken from the POST's answer, for Preempted messages. */
+    assert_string_equal(kube_status_workload_uid(e.kb, "default/p1"), "wl-uid");
+    /* A cycle with one change files that workload and its queues only:
+     * its Workload and status, the ClusterQueue, the LocalQueue. */
+    uint64_t puts = e.kb->writes.puts;
+    fx_add(e.f, PODN_YAML("p4", "1"));
+    assert_true(scheduler_run(e.f->s) >= 0);
+    assert_int_equal(kube_backend_write_status(e.kb), 0);
+    assert_int_equal(e.kb->writes.puts - puts, 4);
+    /* Nothing changed: nothing filed. */
+    puts = e.kb->writes.puts;
+    assert_true(scheduler_run(e.f->s) >= 0);
+    assert_int_equal(kube_backend_write_status(e.kb), 0);
+    assert_int_equal(e.kb->writes.puts - puts, 0);
+    drive_writes(&e);
+    /* One that waits, then is deleted: its writes are forgotten. */
+    char name[KUBE_NAME_MAX], k[400];
+    pod_wl_name("p5", name, sizeof(name));
+    fx_add(e.f, PODN_YAML("p5", "100"));
+    assert_true(scheduler_run(e.f->s) >= 0);
+    assert_int_equal(kube_backend_write_status(e.kb), 0);
+    snprintf(k, sizeof(k), "Workload/status default/%s", name);
+    assert_non_null(kube_writes_state(&e.kb->writes, k));
+    assert_non_null(kube_writes_state(&e.kb->writes, "Pod/status default/p5"));
+    drive_writes(&e);
+    size_t known = kube_writes_count(&e.kb->writes);
+    assert_int_equal(scheduler_object_deleted(e.f->s, OBJ_POD, "default/p5"),
+                     0);
+    kube_status_object_gone(e.kb, KRES_POD, "default/p5");
+    assert_true(scheduler_run(e.f->s) >= 0);
+    assert_int_equal(kube_backend_write_status(e.kb), 0);
+    drive_writes(&e);
+    assert_null(kube_writes_state(&e.kb->writes, k));
+    snprintf(k, sizeof(k), "Workload default/%s", name);
+    assert_null(kube_writes_state(&e.kb->writes, k));
+    assert_null(kube_writes_state(&e.kb->writes, "Pod/status default/p5"));
+    assert_null(kube_status_workload_uid(e.kb, "default/p5"));
+    /* The queue status it changed is re-filed, nothing else is left. */
+    assert_int_equal(kube_writes_count(&e.kb->writes), known - 3);
+    env_free(&e);
+}
+
+/* A victim's Preempted message names its preemptor's Workload uid, learnt
+ * from the preemptor's POST after the message was first filed. */
+static void test_preempted_names_uid(void **state)
+{
+    struct env e;
+    env_writes = true;
+    env_new(&e, state);
+    env_writes = false;
+    script_pods(
+        LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":{\"namespaceSelector\":"
+             "{},\"preemption\":{\"withinClusterQueue\":\"LowerPriority\"},"
+             "\"resourceGroups\":[{\"coveredResources\":[\"cpu\"],\"flavors\":"
+             "[{\"name\":\"default-flavor\",\"resources\":[{\"name\":\"cpu\","
+             "\"nominalQuota\":1}]}]}]}}"),
+        LIST(PODN("low", "1")));
+    start_writes(&e);
+    assert_string_equal(fx_state(e.f, "default/low"), "admitted");
+    fx_add(e.f, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: high\n"
+                "  namespace: default\n  uid: u-high\n"
+                "  labels: {kueue.x-k8s.io/queue-name: lq}\nspec:\n"
+                "  schedulerName: ordo-scheduler\n  priority: 10\n"
+                "  containers: [{name: c, resources: {requests: {cpu: '1'}}}]"
+                "\n");
+    assert_true(scheduler_run(e.f->s) >= 0);
+    assert_true(fx_wl(e.f, "default/low")->evicting);
+    assert_int_equal(kube_backend_write_status(e.kb), 0);
+    drive_writes(&e);
+    char name[KUBE_NAME_MAX], k[400];
+    pod_wl_name("low", name, sizeof(name));
+    snprintf(k, sizeof(k), "Workload/status default/%s", name);
+    struct json_object *st =
+        (struct json_object *)kube_writes_state(&e.kb->writes, k);
+    assert_non_null(st);
+    struct json_object *conds = NULL, *s1 = NULL;
+    assert_true(json_object_object_get_ex(st, "status", &s1));
+    assert_true(json_object_object_get_ex(s1, "conditions", &conds));
+    bool seen = false;
+    for (size_t i = 0; i < json_object_array_length(conds); i++) {
+        struct json_object *c = json_object_array_get_idx(conds, i), *m;
+        if (json_object_object_get_ex(c, "message", &m) &&
+            strstr(json_object_get_string(m), "Preempted to accommodate")) {
+            assert_non_null(strstr(json_object_get_string(m), "UID: wl-uid"));
+            seen = true;
+        }
+    }
+    assert_true(seen);
+    env_free(&e);
+}
+
+static int64_t mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* On the way out the writes the last cycle owes are filed and sent; a
+ * deadline already past sends nothing and says so. */
+static void test_flush_before_exit(void **state)
+{
+    struct env e;
+    env_writes = true;
+    env_new(&e, state);
+    env_writes = false;
+    script_pods(
+        LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":" CQ_SPEC("8") "}"),
+        LIST(PODN("p1", "1")));
+    start_writes(&e);
+    size_t before = fake_srv.n_records;
+    fx_add(e.f, PODN_YAML("p2", "1"));
+    assert_true(scheduler_run(e.f->s) >= 0);
+    /* Past the deadline: filed, not sent. */
+    assert_int_equal(kube_backend_flush(e.kb, 0), -ETIMEDOUT);
+    assert_true(e.kb->writes.n_pending > 0);
+    /* With time: everything goes out and is answered. */
+    assert_int_equal(kube_backend_flush(e.kb, mono_now() + 30 * 1000000000LL),
+                     0);
+    assert_int_equal(e.kb->writes.n_pending, 0);
+    assert_null(e.kb->write_ops);
+    assert_non_null(find("POST",
+                         "/apis/kueue.x-k8s.io/v1beta2/namespaces/default/"
+                         "workloads",
+                         1));
+    assert_true(fake_srv.n_records > before);
+    assert_int_equal(kube_backend_flush(NULL, 0), 0);
+    env_free(&e);
+}
+
+/* A Workload that exists already (409 to its POST, after a restart): its
+ * uid is read back. */
+static void test_workload_uid_after_conflict(void **state)
+{
+    struct env e;
+    env_writes = true;
+    env_new(&e, state);
+    env_writes = false;
+    script_pods(
+        LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":" CQ_SPEC("8") "}"),
+        LIST(PODN("p1", "1")));
+    char name[KUBE_NAME_MAX], path[400];
+    pod_wl_name("p1", name, sizeof(name));
+    snprintf(path, sizeof(path),
+             "/apis/kueue.x-k8s.io/v1beta2/namespaces/default/workloads/%s",
+             name);
+    fake_rule("POST",
+              "/apis/kueue.x-k8s.io/v1beta2/namespaces/default/"
+              "workloads",
+              409, "{\"kind\":\"Status\",\"reason\":\"AlreadyExists\"}");
+    fake_rule("GET", path, 200, "{\"metadata\":{\"uid\":\"old-uid\"}}");
+    start_writes(&e);
+    assert_non_null(find("GET", path, 0));
+    assert_string_equal(kube_status_workload_uid(e.kb, "default/p1"),
+                        "old-uid");
+    env_free(&e);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 static int group_setup(void **state)
@@ -459,10 +751,18 @@ static int group_teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_bind_annotations),    T(test_conflict_same_node),
-        T(test_lost_race_reads_pod), T(test_unclear_answer_resolved),
-        T(test_rejected_skipped),    T(test_hostile_objects_skipped),
+        T(test_bind_annotations),
+        T(test_conflict_same_node),
+        T(test_lost_race_reads_pod),
+        T(test_unclear_answer_resolved),
+        T(test_rejected_skipped),
+        T(test_hostile_objects_skipped),
         T(test_jobset_child_pods),
+        T(test_gang_bind_to_deleted_node),
+        T(test_status_writes_follow_changes),
+        T(test_workload_uid_after_conflict),
+        T(test_preempted_names_uid),
+        T(test_flush_before_exit),
     };
     return cmocka_run_group_tests_name("kube_backend", tests, group_setup,
                                        group_teardown);

@@ -1,6 +1,8 @@
 /* test_kube_evict.c - unit tests for sched/kube_evict.c: a preempted
  * workload's pods go through the Eviction API of the fake API server, the
- * outcome lands on the workload, and failed evictions are retried. */
+ * outcome lands on the workload, failed evictions are retried, and a
+ * PodDisruptionBudget's refusal is reported and retried with backoff,
+ * never overridden by DELETE. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,17 +127,112 @@ static void test_evicted_recorded(void **state)
     assert_int_equal(f->ke.n_retry, 0);
 }
 
-static void test_refused_then_deleted_recorded(void **state)
+struct refusals {
+    int calls, first;
+    char key[64], why[256];
+};
+
+static void on_refused_hook(void *data, const char *key, const char *why,
+                            bool first)
+{
+    struct refusals *r = data;
+    r->calls++;
+    r->first += first;
+    snprintf(r->key, sizeof(r->key), "%s", key);
+    snprintf(r->why, sizeof(r->why), "%s", why);
+}
+
+/* A PodDisruptionBudget's refusal: recorded, no DELETE, tried again after
+ * a backoff that doubles; the pod stays (its quota charged) meanwhile. */
+static void test_pdb_refusal_backs_off(void **state)
 {
     struct fixture *f = *state;
+    struct refusals rf = {0};
+    f->ke.refused = on_refused_hook;
+    f->ke.hook_data = &rf;
+    f->c.now_ns = 1000;
     fake_rule("POST", EVICT("b"), 429, PDB_429);
+    struct pod *p = victim(f, "team/b");
+    assert_int_equal(kube_evict_pod(&f->ke, p), 0);
+    drain(f);
+    assert_int_equal(f->ke.outcomes[KEVICT_REFUSED], 1);
+    assert_int_equal(f->ke.outcomes[KEVICT_DELETED], 0);
+    assert_int_equal(fake_srv.n_records, 1); /* no DELETE */
+    assert_contains(p->wl->evict_note,
+                    "pod team/b: eviction refused by a PodDisruptionBudget");
+    assert_contains(p->wl->evict_note, "disruption budget");
+    assert_contains(p->wl->evict_note, "tried again in 10 s");
+    assert_int_equal(rf.calls, 1);
+    assert_int_equal(rf.first, 1);
+    assert_string_equal(rf.key, "team/b");
+    assert_contains(rf.why, "PodDisruptionBudget");
+    assert_int_equal(p->state, PODSTATE_BOUND);
+    assert_true(p->wl->evicting);
+    assert_int_equal(f->ke.n_retry, 1);
+    /* Not before its time. */
+    f->c.now_ns += KUBE_EVICT_BACKOFF_MIN_NS - 1;
+    assert_int_equal(kube_evict_retry(&f->ke), 0);
+    assert_int_equal(fake_srv.n_records, 1);
+    /* Then again, refused again: the wait doubles, reported once. */
+    f->c.now_ns += 1;
+    fake_rule("POST", EVICT("b"), 429, PDB_429);
+    assert_int_equal(kube_evict_retry(&f->ke), 1);
+    assert_int_equal(kube_evict_retry(&f->ke), 0); /* in flight: not twice */
+    drain(f);
+    assert_int_equal(fake_srv.n_records, 2);
+    assert_string_equal(fake_srv.records[1].method, "POST");
+    assert_int_equal(rf.calls, 2);
+    assert_int_equal(rf.first, 1);
+    assert_contains(p->wl->evict_note, "tried again in 20 s");
+    f->c.now_ns += 2 * KUBE_EVICT_BACKOFF_MIN_NS - 1;
+    assert_int_equal(kube_evict_retry(&f->ke), 0);
+    /* The budget allows it now: evicted, nothing left to retry. */
+    f->c.now_ns += 1;
+    fake_rule("POST", EVICT("b"), 201, "{}");
+    assert_int_equal(kube_evict_retry(&f->ke), 1);
+    drain(f);
+    assert_int_equal(f->ke.outcomes[KEVICT_EVICTED], 1);
+    assert_int_equal(f->ke.n_retry, 0);
+    assert_contains(p->wl->evict_note, "pod team/b: evicted");
+    for (size_t i = 0; i < fake_srv.n_records; i++)
+        assert_string_equal(fake_srv.records[i].method, "POST");
+}
+
+/* The backoff stops at its cap. */
+static void test_pdb_backoff_capped(void **state)
+{
+    struct fixture *f = *state;
+    f->c.now_ns = 0;
+    struct pod *p = victim(f, "team/a");
+    for (int i = 0; i < 8; i++)
+        fake_rule("POST", EVICT("a"), 429, PDB_429);
+    assert_int_equal(kube_evict_pod(&f->ke, p), 0);
+    drain(f);
+    int64_t want[] = {10, 20, 40, 80, 160, 300, 300, 300};
+    for (int i = 0; i < 8; i++) {
+        char s[32];
+        snprintf(s, sizeof(s), "tried again in %lld s", (long long)want[i]);
+        assert_contains(p->wl->evict_note, s);
+        if (i == 7)
+            break;
+        f->c.now_ns += want[i] * 1000000000LL;
+        assert_int_equal(kube_evict_retry(&f->ke), 1);
+        drain(f);
+    }
+    assert_int_equal(fake_srv.n_records, 8);
+}
+
+/* Without the Eviction API (405) the pod is deleted instead. */
+static void test_no_eviction_api_deleted(void **state)
+{
+    struct fixture *f = *state;
+    fake_rule("POST", EVICT("b"), 405, "");
     fake_rule("DELETE", POD("b"), 200, "{\"kind\":\"Pod\"}");
     struct pod *p = victim(f, "team/b");
     assert_int_equal(kube_evict_pod(&f->ke, p), 0);
     drain(f);
     assert_int_equal(f->ke.outcomes[KEVICT_DELETED], 1);
-    assert_contains(p->wl->evict_note, "pod team/b: eviction refused (429");
-    assert_contains(p->wl->evict_note, "disruption budget");
+    assert_contains(p->wl->evict_note, "pod team/b: no Eviction API (405");
     assert_contains(p->wl->evict_note, "deleted instead");
     assert_int_equal(fake_srv.n_records, 2);
 }
@@ -213,7 +310,8 @@ int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_evicted_recorded),      T(test_refused_then_deleted_recorded),
+        T(test_evicted_recorded),      T(test_pdb_refusal_backs_off),
+        T(test_pdb_backoff_capped),    T(test_no_eviction_api_deleted),
         T(test_failed_is_retried),     T(test_retry_skips_unwanted),
         T(test_pod_without_namespace), T(test_release_in_flight),
     };

@@ -1,6 +1,8 @@
 /* test_kube_writes.c - unit tests for the write queue
  * (sched/backend/kube/kube_writes.c: a POST, then merge patches of what
- * changed, coalescing, the token bucket, Workload writes off, failures) and
+ * changed, coalescing, the token bucket, Workload writes off, failures,
+ * retiring what left), the scheduler's change lists that say what to file,
+ * and
  * the Event recorder (kube_events.c: counts, aggregation and the spam
  * filter of client-go's correlator), on the exact requests. */
 #include "events_helpers.h"
@@ -129,6 +131,100 @@ static void test_rate_and_order(void **state)
     assert_int_equal(q.dropped, 1);
     assert_false(kube_writes_pending(&q, "w"));
     kube_writes_release(&q);
+}
+
+/* An object that left: its entry goes once its last write is out (memory
+ * does not grow with churn); one with nothing pending goes at once. */
+static void test_retire(void **state)
+{
+    (void)state;
+    struct kube_writes q;
+    struct sink s = {0};
+    kube_writes_init(&q, 100, 100, 0);
+    assert_int_equal(kube_writes_put(&q, KUBE_WRITE_WORKLOAD, "a", "/c", "/c/a",
+                                     NULL, parse("{\"v\":1}")),
+                     0);
+    assert_int_equal(kube_writes_put(&q, KUBE_WRITE_QUEUE, "b", NULL, "/b",
+                                     NULL, parse("{\"v\":1}")),
+                     0);
+    assert_int_equal(kube_writes_drain(&q, 0, sink_send, &s), 2);
+    assert_int_equal(kube_writes_count(&q), 2);
+    /* a's final state is pending when it leaves: sent, then forgotten. */
+    assert_int_equal(kube_writes_put(&q, KUBE_WRITE_WORKLOAD, "a", "/c", "/c/a",
+                                     NULL, parse("{\"v\":2}")),
+                     0);
+    kube_writes_retire(&q, "a");
+    assert_non_null(kube_writes_state(&q, "a"));
+    /* b has nothing pending: gone at once. */
+    kube_writes_retire(&q, "b");
+    assert_null(kube_writes_state(&q, "b"));
+    assert_int_equal(kube_writes_count(&q), 1);
+    assert_int_equal(kube_writes_drain(&q, 0, sink_send, &s), 1);
+    assert_string_equal(s.method[2], "PATCH");
+    assert_string_equal(s.body[2], "{\"v\":2}");
+    assert_null(kube_writes_state(&q, "a"));
+    assert_int_equal(kube_writes_count(&q), 0);
+    assert_int_equal(q.retired, 2);
+    /* A key retired and put again before its write went out is kept. */
+    assert_int_equal(kube_writes_put(&q, KUBE_WRITE_QUEUE, "c", NULL, "/c",
+                                     NULL, parse("{\"v\":1}")),
+                     0);
+    kube_writes_retire(&q, "c");
+    assert_int_equal(kube_writes_put(&q, KUBE_WRITE_QUEUE, "c", NULL, "/c",
+                                     NULL, parse("{\"v\":3}")),
+                     0);
+    assert_int_equal(kube_writes_drain(&q, 0, sink_send, &s), 1);
+    assert_non_null(kube_writes_state(&q, "c"));
+    kube_writes_retire(&q, "nobody"); /* unknown: no change */
+    assert_int_equal(kube_writes_count(&q), 1);
+    kube_writes_release(&q);
+}
+
+/* The scheduler's change lists: the first take says "everything"; then
+ * only what a cycle touched, and a workload that left. */
+static void test_change_lists(void **state)
+{
+    struct fx *f = *state;
+    struct scheduler_changes ch;
+    fx_add(f,
+           FX_QUEUES("10") FX_NODE("n1", "8", "") FX_POD("ns", "a", "lq", "1")
+               FX_POD("ns", "b", "lq", "1") FX_POD("ns", "c", "lq", "1"));
+    fx_run(f);
+    assert_int_equal(scheduler_take_changes(f->s, &ch), 0);
+    assert_true(ch.all);
+    scheduler_changes_release(&ch);
+    assert_int_equal(scheduler_take_changes(f->s, &ch), 0);
+    assert_false(ch.all);
+    assert_int_equal(ch.n_workloads, 0);
+    scheduler_changes_release(&ch);
+    /* One new workload: it alone, with its queues. */
+    fx_add(f, FX_POD("ns", "d", "lq", "1"));
+    fx_run(f);
+    assert_int_equal(scheduler_take_changes(f->s, &ch), 0);
+    assert_false(ch.all);
+    assert_int_equal(ch.n_workloads, 1);
+    assert_string_equal(ch.workloads[0], "ns/d");
+    assert_int_equal(ch.n_cqs, 1);
+    assert_string_equal(ch.cqs[0], "cq");
+    assert_int_equal(ch.n_lqs, 1);
+    assert_string_equal(ch.lqs[0], "ns/lq");
+    scheduler_changes_release(&ch);
+    /* One that waits (too big), then deleted: listed, and no longer in
+     * the cluster. */
+    fx_add(f, FX_POD("ns", "big", "lq", "20"));
+    fx_run(f);
+    assert_int_equal(scheduler_take_changes(f->s, &ch), 0);
+    assert_int_equal(ch.n_workloads, 1);
+    assert_string_equal(fx_state(f, "ns/big"), "pending");
+    scheduler_changes_release(&ch);
+    fx_delete(f, OBJ_POD, "ns/big");
+    fx_run(f);
+    assert_int_equal(scheduler_take_changes(f->s, &ch), 0);
+    assert_int_equal(ch.n_workloads, 1);
+    assert_string_equal(ch.workloads[0], "ns/big");
+    assert_null(cluster_get_workload(fx_c(f), "ns/big"));
+    scheduler_changes_release(&ch);
+    scheduler_changes_release(NULL);
 }
 
 static void test_bucket(void **state)
@@ -263,6 +359,9 @@ int main(void)
         cmocka_unit_test(test_post_then_patches),
         cmocka_unit_test(test_rate_and_order),
         cmocka_unit_test(test_bucket),
+        cmocka_unit_test(test_retire),
+        cmocka_unit_test_setup_teardown(test_change_lists, fx_setup,
+                                        fx_teardown),
         cmocka_unit_test(test_event_count),
         cmocka_unit_test(test_event_aggregation),
         cmocka_unit_test(test_event_spam_filter),

@@ -23,6 +23,11 @@ static void on_event(void *data, enum kinf_event ev, struct json_object *obj)
         return;
     }
     int r = 0;
+    /* What queue status counts may change with them: re-filed whole. */
+    if (ctx->res == KRES_CLUSTER_QUEUE || ctx->res == KRES_LOCAL_QUEUE ||
+        ctx->res == KRES_COHORT || ctx->res == KRES_RESOURCE_FLAVOR ||
+        ctx->res == KRES_ADMISSION_CHECK || ctx->res == KRES_NAMESPACE)
+        kb->queues_dirty = true;
     if (ev == KINF_DELETED) {
         char buf[512];
         const char *key = kinformer_key(obj, buf, sizeof(buf));
@@ -30,6 +35,8 @@ static void on_event(void *data, enum kinf_event ev, struct json_object *obj)
             r = scheduler_object_deleted(
                 kb->s, (enum object_kind)kube_resources[ctx->res].obj_kind,
                 key);
+        if (key)
+            kube_status_object_gone(kb, ctx->res, key);
     } else {
         r = kube_backend_put(kb, ctx->res, obj, ev == KINF_ADDED);
     }
@@ -113,6 +120,8 @@ int kube_backend_start(struct kube_backend *kb, struct scheduler *s)
     /* kube_evict reads the cluster only; its pointer is not const. */
     kube_evict_init(&kb->ke, kb->kc, (struct cluster *)scheduler_cluster(s),
                     kb->opt.evict_grace_seconds);
+    kb->ke.refused = kube_status_evict_refused;
+    kb->ke.hook_data = kb;
     kb->started = true;
     int e = kube_status_init(kb);
     if (e < 0)

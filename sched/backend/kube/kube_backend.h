@@ -74,6 +74,7 @@ struct kube_backend_stats {
     uint64_t events, rejected, binds, bound, bind_conflicts, bind_unknown,
         bind_failed, resumes, resume_failed;
     uint64_t writes, writes_failed; /* status writes sent, failed */
+    uint64_t status_full;           /* passes that filed everything */
 };
 
 struct kube_backend;
@@ -104,6 +105,11 @@ int kube_backend_write_status(struct kube_backend *kb);
 /* Sends the writes the rate allows now (asynchronously). 0 or a negative
  * errno. */
 int kube_backend_drain_writes(struct kube_backend *kb);
+/* Before exiting: files what the last cycle changed and sends the
+ * pending status writes, waiting for their answers, until none is left
+ * or deadline_ns (CLOCK_MONOTONIC) passes. 0 (all out), -ETIMEDOUT
+ * (some left) or a negative errno. */
+int kube_backend_flush(struct kube_backend *kb, int64_t deadline_ns);
 /* Evicts again the pods whose eviction failed (kube_evict_retry()). */
 void kube_backend_retry_evictions(struct kube_backend *kb);
 /* The informer of a resource, to read (tests, status). */

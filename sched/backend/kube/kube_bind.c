@@ -145,6 +145,18 @@ static struct kube_op *op_new(struct kube_backend *kb, enum kube_op_kind kind,
     return op;
 }
 
+/* Tells the scheduler a bind failed. A gang it stops for that is acted on
+ * at the next run, not the next periodic one; a pod placed again waits
+ * for that (no bind loop against a server that keeps refusing). */
+static void bind_failed(struct kube_backend *kb, const char *key,
+                        const char *why)
+{
+    scheduler_pod_bind_failed_why(kb->s, key, why);
+    const struct pod *p = cluster_get_pod(scheduler_cluster(kb->s), key);
+    if (p && p->wl && p->wl->stopping)
+        kb->changed = true;
+}
+
 static void bind_done(void *data, const struct kreq_result *res);
 static void get_done(void *data, const struct kreq_result *res);
 
@@ -162,7 +174,7 @@ static void bind_resolve(struct kube_op *op, bool conflict)
     if (krequest_start(kb->q, &spec, get_done, NULL, op, &op->req) < 0) {
         LOG_E("bind pod %s: cannot read it again; taken back", op->key);
         kb->st.bind_failed++;
-        scheduler_pod_bind_failed(kb->s, op->key);
+        bind_failed(kb, op->key, "its outcome unknown");
         kube_op_free(op);
     }
 }
@@ -219,6 +231,40 @@ static const char *assigned_node(const char *body, char *buf, size_t size)
     return node;
 }
 
+/* Why a bind was refused, in words for the record: the node or the pod
+ * is gone (404, or the API's "not found" for either), or another answer. */
+static const char *bind_refusal(const struct kube_op *op,
+                                const struct kreq_result *res, char *buf,
+                                size_t size)
+{
+    struct json_object *root =
+        res->body && *res->body ? json_tokener_parse(res->body) : NULL;
+    struct json_object *msg = NULL, *det = NULL, *kind = NULL;
+    const char *m = root && json_object_object_get_ex(root, "message", &msg)
+                        ? json_object_get_string(msg)
+                        : NULL;
+    const char *k = root && json_object_object_get_ex(root, "details", &det) &&
+                            json_object_object_get_ex(det, "kind", &kind)
+                        ? json_object_get_string(kind)
+                        : NULL;
+    bool not_found = res->status == 404 || (m && strstr(m, "not found"));
+    bool node = (k && strcmp(k, "nodes") == 0) ||
+                (m && (strstr(m, "nodes \"") || strstr(m, "node \"")));
+    struct json_object *dn = NULL;
+    const char *name = det && json_object_object_get_ex(det, "name", &dn)
+                           ? json_object_get_string(dn)
+                           : NULL;
+    if (not_found && node)
+        snprintf(buf, size, "node %.64s deleted", name ? name : op->node);
+    else if (not_found)
+        snprintf(buf, size, "pod deleted");
+    else
+        snprintf(buf, size, "HTTP %ld%s%.80s", res->status, m ? ": " : "",
+                 m ? m : "");
+    json_object_put(root);
+    return buf;
+}
+
 static void bind_done(void *data, const struct kreq_result *res)
 {
     struct kube_op *op = data;
@@ -251,9 +297,10 @@ static void bind_done(void *data, const struct kreq_result *res)
         return;
     } else {
         kb->st.bind_failed++;
+        char why[160];
         LOG_E("bind pod %s to %s failed: HTTP %ld %.200s", op->key, op->node,
               res->status, res->body);
-        scheduler_pod_bind_failed(kb->s, op->key);
+        bind_failed(kb, op->key, bind_refusal(op, res, why, sizeof(why)));
     }
     kube_op_free(op);
 }
@@ -283,7 +330,9 @@ static void get_done(void *data, const struct kreq_result *res)
         kb->st.bind_failed++;
         LOG_W("bind pod %s to %s did not happen%s%s", op->key, op->node,
               node && *node ? "; it is on " : "", node ? node : "");
-        scheduler_pod_bind_failed(kb->s, op->key);
+        bind_failed(kb, op->key,
+                    op->conflict ? "lost a race (conflict)"
+                                 : "it did not happen");
         if (pod && kube_backend_put(kb, KRES_POD, pod, false) < 0)
             LOG_E("pod %s: cannot apply it", op->key);
     }

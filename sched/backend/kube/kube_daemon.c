@@ -17,6 +17,7 @@
 #define LOOP_WAIT_MS   200 /* longest poll: signals are seen this fast */
 #define RUN_EVERY_NS   1000000000LL  /* a cycle at least this often */
 #define EVICT_RETRY_NS 10000000000LL /* failed evictions tried again */
+#define FLUSH_NS       5000000000LL  /* status writes sent before exiting */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -42,7 +43,7 @@ static int64_t mono_ns(void)
 
 /* The loop proper, once everything is made. 0 or a negative errno. */
 static int loop(struct scheduler *s, struct kube_backend *kb,
-                struct krequests *q)
+                struct krequests *q, struct kube_obs *ob)
 {
     bool was_synced = false;
     int64_t last_run = 0, last_retry = mono_ns();
@@ -51,7 +52,7 @@ static int loop(struct scheduler *s, struct kube_backend *kb,
         int64_t now = wall_ns();
         if (now >= scheduler_cluster(s)->now_ns)
             scheduler_clock(s, now);
-        int r = krequests_process(q, LOOP_WAIT_MS);
+        int r = kube_obs_process(ob, q, LOOP_WAIT_MS);
         if (r < 0)
             return r;
         if (!kube_backend_synced(kb))
@@ -115,6 +116,7 @@ int kube_daemon_run(const struct sched_config *cfg,
     struct krequests *q = NULL;
     struct kube_backend *kb = NULL;
     struct scheduler *s = NULL;
+    struct kube_obs *ob = NULL;
     int rc = 1, r;
     struct kclient_options ko = {
         /* Lists of a large cluster come in pages, each one may be big. */
@@ -166,26 +168,38 @@ int kube_daemon_run(const struct sched_config *cfg,
         .write_status = true,
         .workloads_off = opt->no_workload_writes,
     };
-    if ((r = krequests_new(kc, &qo, &q)) < 0 ||
+    if ((r = kube_obs_new(&opt->obs, &qo, &ob)) < 0 ||
+        (r = krequests_new(kc, &qo, &q)) < 0 ||
         (r = kube_backend_new(kc, q, &bo, &kb)) < 0 ||
-        (r = scheduler_new(cfg, plugins, &kube_backend_ops, kb, &s)) < 0 ||
-        (r = kube_backend_start(kb, s)) < 0) {
+        (r = scheduler_new(cfg, plugins, &kube_backend_ops, kb, &s)) < 0) {
+        fprintf(stderr, "ordo-scheduler: starting: %s\n", strerror(-r));
+        goto out;
+    }
+    if (kube_obs_start(ob, s, kb, &e) < 0) {
+        fprintf(stderr, "ordo-scheduler: %s\n", e.msg);
+        goto out;
+    }
+    if ((r = kube_backend_start(kb, s)) < 0) {
         fprintf(stderr, "ordo-scheduler: starting: %s\n", strerror(-r));
         goto out;
     }
     install_signals();
     LOG_I("watching %s", ko.base_url);
-    r = loop(s, kb, q);
+    r = loop(s, kb, q, ob);
     if (r < 0)
         fprintf(stderr, "ordo-scheduler: event loop: %s\n", strerror(-r));
     else
         LOG_I("stopping");
+    /* Status writes still owed go out first, for a bounded time. */
+    if (kube_backend_flush(kb, mono_ns() + FLUSH_NS) == -ETIMEDOUT)
+        LOG_W("stopping with status writes not sent");
     rc = r < 0 ? 1 : 0;
 out:
     /* The backend's requests first, then what they ran on; the kubeconfig
      * (the client's credential source) last. */
     kube_backend_free(kb);
     krequests_free(q);
+    kube_obs_free(ob); /* after the queue: no request reports to it */
     kclient_free(kc);
     scheduler_free(s);
     kubeconfig_free(conf);

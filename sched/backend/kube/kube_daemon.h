@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "kube_obs.h"
 #include "plugins.h"
 #include "sched_config.h"
 
@@ -30,6 +31,9 @@ struct kube_daemon_options {
     int64_t evict_grace_seconds; /* < 0: the pod's own */
     const char *lease_namespace; /* NULL: kube-system */
     bool no_workload_writes;     /* no Workload objects (Kueue's own) */
+    /* --listen HOST:PORT (+ --listen-cert/--listen-key): the endpoints
+     * of http_server.h; who leads, for /readyz and replica_role. */
+    struct kube_obs_options obs;
 };
 
 /* Runs until SIGTERM/SIGINT. 0 when stopped by a signal, 1 on an error

@@ -9,7 +9,14 @@
  * DELETE fallback and a pod already gone all end the same way: by the watch.
  * A failed request (the API server did not answer, or refused both eviction
  * and delete) leaves the pod where it is; kube_evict_retry() tries again
- * for every such pod the cluster still holds. */
+ * for every such pod the cluster still holds.
+ *
+ * A refusal (a PodDisruptionBudget: 429; policy: 403) is never overridden
+ * by DELETE: it is recorded on the workload, reported once in the log and
+ * through the refused hook (a Warning Event on the pod), and tried again
+ * with backoff, KUBE_EVICT_BACKOFF_MIN_NS doubling to
+ * KUBE_EVICT_BACKOFF_MAX_NS, by the cluster's clock. The workload stays
+ * evicting, its quota charged, until its pods are really gone. */
 #ifndef ORDO_KUBE_EVICT_H
 #define ORDO_KUBE_EVICT_H
 
@@ -19,7 +26,19 @@
 #include "cluster.h"
 #include "kclient.h"
 
+#define KUBE_EVICT_BACKOFF_MIN_NS (INT64_C(10) * 1000000000)
+#define KUBE_EVICT_BACKOFF_MAX_NS (INT64_C(300) * 1000000000)
+
 struct kube_evict_req;
+
+/* A pod whose eviction is to be tried again (kube_evict_retry). */
+struct kube_evict_again {
+    char *key;          /* owned */
+    int64_t due_ns;     /* not before (the cluster's clock) */
+    int64_t backoff_ns; /* after a refusal: the next wait; 0: failed */
+    uint32_t refusals;
+    bool in_flight; /* a refused one tried again, its answer not in */
+};
 
 struct kube_evict {
     struct kclient *kc;    /* not owned */
@@ -27,9 +46,13 @@ struct kube_evict {
     int64_t grace_seconds; /* < 0: the pod's own terminationGracePeriod */
     /* Outcomes so far, by enum kclient_evict_outcome. */
     uint64_t outcomes[KEVICT_OUTCOME_MAX];
-    /* Keys of pods whose eviction failed, for kube_evict_retry(). */
-    char **retry;
+    /* Pods whose eviction failed or was refused, for kube_evict_retry(). */
+    struct kube_evict_again *retry;
     size_t n_retry, cap_retry;
+    /* Called on each refusal of pod key (why: the API's words), the first
+     * one with first set; NULL: none. */
+    void (*refused)(void *data, const char *key, const char *why, bool first);
+    void *hook_data;
     /* Requests whose callback has not run (owned). */
     struct kube_evict_req *reqs;
     size_t in_flight;
@@ -47,9 +70,10 @@ void kube_evict_release(struct kube_evict *ke);
  * kclient_evict_pod() returns. */
 int kube_evict_pod(void *data, const struct pod *p);
 
-/* Starts eviction again for every pod whose eviction failed and that the
- * cluster still holds, bound, in an evicting workload. Returns how many
- * were started, or a negative errno (the rest stay on the list). */
+/* Starts eviction again for every pod whose eviction failed, or was
+ * refused and whose backoff is over, and that the cluster still holds,
+ * bound, in an evicting workload; the others are forgotten. Returns how
+ * many were started, or a negative errno (the rest stay on the list). */
 int kube_evict_retry(struct kube_evict *ke);
 
 #endif

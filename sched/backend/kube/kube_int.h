@@ -52,6 +52,17 @@ struct kube_backend {
     struct kube_recorder rec;
     char *last_preempted; /* workload of the last Preempted event */
     uint32_t last_preempted_evictions;
+    /* Each workload's Workload object: its name and the uid the API
+     * server gave it (kube_status.c), by workload key and by "ns/name". */
+    struct kube_wl_ref *wl_refs, *wl_refs_obj;
+    /* Workloads whose status named a Workload uid not known yet: filed
+     * again when one comes. */
+    char **refile;
+    size_t n_refile, cap_refile;
+    const char *filing;     /* the workload being filed */
+    bool uid_learned;       /* a uid came since the refile list was last read */
+    bool queues_dirty;      /* a queue object changed: every queue re-filed */
+    int64_t status_full_ns; /* the last pass over everything */
 };
 
 /* An object from the API server (JSON) decoded and sent to the scheduler

@@ -1,7 +1,10 @@
 /* kube_status.h - the status the Kubernetes backend writes back: after
  * each scheduler_run() the Workload objects, ClusterQueue and LocalQueue
  * status and the PodScheduled condition of pods that wait go into the
- * write queue (kube_writes.h, which sends only what changed), with the
+ * write queue (kube_writes.h, which sends only what changed): those the
+ * scheduler's change lists name (scheduler_take_changes, its usage
+ * changes), everything at the first cycle and every
+ * KUBE_STATUS_RESYNC_NS; with the
  * Events Scheduled, FailedScheduling (when a pod's reason changes),
  * Preempted and one on each object the decoder refused; the queue drains
  * through krequest.h, asynchronously, and a write that fails is sent
@@ -10,15 +13,21 @@
 #ifndef ORDO_KUBE_STATUS_H
 #define ORDO_KUBE_STATUS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <json-c/json.h>
 
-struct kube_backend;
+#include "kube_backend.h"
+
 struct pod;
 
 #define KUBE_STATUS_RATE  50  /* writes a second */
 #define KUBE_STATUS_BURST 200 /* at once */
+/* After each cycle only what the change lists name is filed; everything
+ * is filed again this often (a safety net: the queue sends only what
+ * differs). */
+#define KUBE_STATUS_RESYNC_NS (INT64_C(300) * 1000000000)
 
 /* Sets the queue and the event recorder up (when write_status). 0 or
  * -ENOMEM. */
@@ -31,5 +40,18 @@ void kube_status_scheduled(struct kube_backend *kb, const char *pod_key);
 void kube_status_preempted(struct kube_backend *kb, const struct pod *p);
 void kube_status_rejected(struct kube_backend *kb, struct json_object *obj,
                           const char *why);
+/* A watched object was deleted (a Pod, ClusterQueue or LocalQueue, by
+ * kind and key): its status writes are forgotten once the last is out. */
+void kube_status_object_gone(struct kube_backend *kb, enum kube_res res,
+                             const char *key);
+/* The uid the API server gave workload wl_key's Workload object (from
+ * its POST's answer, or read after a 409), or NULL. */
+const char *kube_status_workload_uid(const struct kube_backend *kb,
+                                     const char *wl_key);
+/* kube_evict's refused hook (data: the backend): a Warning Event
+ * EvictionRefused on the pod, its message why; the recorder makes
+ * repeats one Event with a count. */
+void kube_status_evict_refused(void *data, const char *pod_key, const char *why,
+                               bool first);
 
 #endif

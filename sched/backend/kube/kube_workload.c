@@ -96,6 +96,11 @@ static void eviction_words(const struct cluster *c, const struct workload *w,
         f->ev_reason = "LocalQueueStopped";
         f->stopped_queue = true;
         snprintf(f->ev_msg, sizeof(f->ev_msg), "The LocalQueue is stopped");
+    } else if (strncmp(w->evicted_by, "bind of pod ", 12) == 0) {
+        /* A gang whose binds failed in part (scheduler.h): Ordo's reason,
+         * Kueue has none for it. */
+        f->ev_reason = "BindFailed";
+        snprintf(f->ev_msg, sizeof(f->ev_msg), "%s", w->evicted_by);
     } else {
         /* Its Job changed under it: Kueue replaces the Workload; Ordo keeps
          * one and says why it was stopped. */

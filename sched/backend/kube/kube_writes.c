@@ -18,6 +18,7 @@ struct kube_write_entry {
     struct json_object *sent; /* what the server has, NULL: unknown */
     bool created;             /* no POST needed (or none ever) */
     bool pending;
+    bool retired; /* forgotten once its pending write goes out */
     struct kube_write_entry *prev, *next; /* pending list */
     UT_hash_handle hh;
 };
@@ -189,6 +190,7 @@ int kube_writes_put(struct kube_writes *q, enum kube_write_kind kind,
     if (fresh)
         HASH_ADD_KEYPTR(hh, q->by_key, e->key, strlen(e->key), e);
     q->puts++;
+    e->retired = false; /* wanted again */
     if (e->pending)
         q->coalesced++;
     json_object_put(e->want);
@@ -241,6 +243,25 @@ void kube_writes_forget(struct kube_writes *q, const char *key)
     entry_free(e);
 }
 
+void kube_writes_retire(struct kube_writes *q, const char *key)
+{
+    struct kube_write_entry *e = NULL;
+    HASH_FIND_STR(q->by_key, key, e);
+    if (!e)
+        return;
+    if (e->pending && entry_differs(e)) {
+        e->retired = true; /* its last write still to go */
+        return;
+    }
+    kube_writes_forget(q, key);
+    q->retired++;
+}
+
+size_t kube_writes_count(const struct kube_writes *q)
+{
+    return HASH_COUNT(q->by_key);
+}
+
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 /* Sends e's request: a POST of the whole state, or the merge patch from
@@ -282,6 +303,11 @@ static int send_entry(struct kube_writes *q, struct kube_write_entry *e,
     e->created = true;
     q->sent++;
     unlink_pending(q, e);
+    if (e->retired) {
+        HASH_DEL(q->by_key, e);
+        entry_free(e);
+        q->retired++;
+    }
     return 0;
 }
 
@@ -293,6 +319,11 @@ int kube_writes_drain(struct kube_writes *q, int64_t now_ns, kube_write_fn fn,
         struct kube_write_entry *e = q->head;
         if (!entry_differs(e)) {
             unlink_pending(q, e);
+            if (e->retired) {
+                HASH_DEL(q->by_key, e);
+                entry_free(e);
+                q->retired++;
+            }
             continue;
         }
         if (!kube_bucket_take(&q->bucket, now_ns))

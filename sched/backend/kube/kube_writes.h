@@ -75,8 +75,9 @@ struct kube_writes {
      * them): KUBE_WRITE_WORKLOAD puts change nothing. */
     bool workloads_off;
     /* Counters: states put, states that replaced an unsent one, requests
-     * handed out, failures reported, puts dropped by workloads_off. */
-    uint64_t puts, coalesced, sent, failed, dropped;
+     * handed out, failures reported, puts dropped by workloads_off, keys
+     * retired (kube_writes_retire). */
+    uint64_t puts, coalesced, sent, failed, dropped, retired;
 };
 
 /* An empty queue handing out at most rate requests per second, burst at
@@ -112,6 +113,12 @@ void kube_writes_failed(struct kube_writes *q, const char *key,
                         bool not_created);
 /* Drops key (its object was deleted): nothing more is sent for it. */
 void kube_writes_forget(struct kube_writes *q, const char *key);
+/* Key's object left the cluster: it is forgotten once its pending write,
+ * if any, has been handed out (a failure of that write is then not sent
+ * again). A put before then keeps it. Unknown key: no change. */
+void kube_writes_retire(struct kube_writes *q, const char *key);
+/* How many keys the queue knows (its memory). */
+size_t kube_writes_count(const struct kube_writes *q);
 
 /* Hands out pending requests, oldest first, while the bucket has tokens
  * at now_ns (a callback error costs its token and ends the drain). Returns

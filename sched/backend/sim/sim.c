@@ -19,6 +19,7 @@
 #include "log.h"
 #include "manifest.h"
 #include "resid.h"
+#include "sched_metrics.h"
 #include "sim_int.h"
 
 /* ---- the backend -------------------------------------------------------- */
@@ -338,14 +339,32 @@ static long long sim_log_clock(void *data)
     return sm->now_ns;
 }
 
+/* --metrics-out FILE: the exposition at the end of the run. 0 or -EIO
+ * (printed). */
+static int sim_write_metrics(struct sched_metrics *m, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    int r = f ? sched_metrics_write(m, f) : -EIO;
+    if (f && fclose(f) != 0)
+        r = -EIO;
+    if (r < 0)
+        fprintf(stderr, "ordo-scheduler: --metrics-out: %s: %s\n", path,
+                strerror(errno ? errno : EIO));
+    return r;
+}
+
 int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             char **paths, int n_paths, const struct sim_options *opt)
 {
     struct sim sm = {.opt = opt, .check = {.out = stderr}};
     struct err e;
+    struct sched_metrics *metrics = NULL;
     int r = scheduler_new(cfg, plugins, &sim_backend, &sm, &sm.s);
     if (r == 0 && !(sm.copies = arena_new()))
         r = -ENOMEM;
+    /* On the virtual clock (no options): the values are exact. */
+    if (r == 0 && opt->metrics_out)
+        r = sched_metrics_new(sm.s, NULL, &metrics);
     sm.tty = opt->progress && isatty(STDERR_FILENO);
     log_set_virtual_clock(sim_log_clock, &sm);
     if (r == 0)
@@ -377,6 +396,9 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             fprintf(stderr, "ordo-scheduler: --report: %s\n", e.msg);
             r = -EIO;
         }
+        if (opt->metrics_out &&
+            sim_write_metrics(metrics, opt->metrics_out) < 0)
+            r = -EIO;
         for (size_t i = 0; i < opt->n_explain; i++)
             if (sim_explain(out, stderr, sm.s, sm.ran, opt->explain[i]) < 0 &&
                 r == 0)
@@ -388,7 +410,8 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
     sim_last_values_free(&sm.last);
     sim_checker_release(&sm.check);
     /* The scheduler first: the pods the controllers made point into their
-     * records. */
+     * records; the metrics, its observer, before it. */
+    sched_metrics_free(metrics);
     scheduler_free(sm.s);
     sim_records_release(&sm);
     arena_free(sm.copies);

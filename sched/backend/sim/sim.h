@@ -47,6 +47,8 @@ struct sim_options {
     int64_t until_ns;  /* else stop at this virtual time */
     const char *report; /* --report FILE (JSON), or NULL */
     const char *plot_dir; /* --plot DIR (SVG), or NULL */
+    /* --metrics-out FILE: the Prometheus exposition at the end, or NULL. */
+    const char *metrics_out;
     bool progress;      /* progress bar on stderr (a TTY) */
     bool check;         /* check invariants after every instant */
     bool strict; /* --strict: manifest warnings and missing references are

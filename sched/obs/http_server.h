@@ -1,0 +1,71 @@
+/* http_server.h - the operator's endpoints on one port (--listen
+ * HOST:PORT), served by libmicrohttpd inside the caller's event loop: no
+ * thread of its own, so nothing but the loop touches the scheduler.
+ *
+ *   /metrics   the Prometheus exposition (sched_metrics.h)
+ *   /healthz   200 "ok": the process and its loop are alive
+ *   /readyz    200 when every informer synced once, else 503 naming those
+ *              missing; either way which replica leads
+ *   /queues    every ClusterQueue's pending workloads (visibility.h), and
+ *              Kueue's visibility paths under it:
+ *              /queues/clusterqueues/NAME/pendingworkloads and
+ *              /queues/namespaces/NS/localqueues/NAME/pendingworkloads,
+ *              with ?limit= (default 1000, at most 100000) and ?offset=
+ *
+ * The loop waits on http_server_fd() (an epoll descriptor that is ready
+ * when any connection is) as long as http_server_timeout_ms() says, then
+ * calls http_server_run(). Sockets are non-blocking: a slow client holds
+ * its own connection only, and connections idle past 10 s are closed; at
+ * most 64 at once. With a certificate and key it speaks HTTPS only. */
+#ifndef ORDO_HTTP_SERVER_H
+#define ORDO_HTTP_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "sched_metrics.h"
+#include "scheduler.h"
+
+/* Who leads (the lease's view; NULL callbacks: standalone). */
+struct replica_info {
+    /* "leader", "follower" or "standalone". Static or kept by data. */
+    const char *(*role)(void *data);
+    /* The lease holder's identity, or NULL when none is known. */
+    const char *(*holder)(void *data);
+    void *data;
+};
+
+struct http_server_options {
+    const char *listen;               /* HOST:PORT; PORT 0: any free one */
+    const char *cert_file, *key_file; /* PEM; both or neither (TLS) */
+    struct scheduler *s;              /* /queues */
+    struct sched_metrics *metrics;    /* /metrics; NULL: 404 */
+    /* Readiness: true when ready, else why into buf (what is missing).
+     * NULL: ready. */
+    bool (*ready)(void *data, char *buf, size_t n);
+    void *ready_data;
+    struct replica_info replica;
+};
+
+struct http_server;
+
+/* Listens (the pointers in o must outlive the server). 0 and *ret (free
+ * with http_server_free()), or a negative errno with why in e. */
+int http_server_new(const struct http_server_options *o,
+                    struct http_server **ret, struct err *e);
+/* Closes every connection and the socket. Accepts NULL. */
+void http_server_free(struct http_server *h);
+
+/* The port bound (the one chosen, for PORT 0). */
+uint16_t http_server_port(const struct http_server *h);
+/* The descriptor to wait on for reading. */
+int http_server_fd(const struct http_server *h);
+/* How long the loop may wait before http_server_run() is due; -1: as long
+ * as it likes. */
+int64_t http_server_timeout_ms(const struct http_server *h);
+/* Accepts, reads and answers what is ready; never blocks. */
+void http_server_run(struct http_server *h);
+
+#endif
