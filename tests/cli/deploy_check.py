@@ -5,6 +5,10 @@ python3-yaml):
   deploy_check.py served APPLIED.yaml SERVED.json
       every object of APPLIED (a multi-document YAML) is in SERVED (kubectl
       get -o json of them), each field applied served back unchanged
+  deploy_check.py wiring APPLIED.yaml
+      the manifests agree with one another (ports, probes, selectors, the
+      ServiceAccount bound, the Role where the Lease is, the webhook's
+      Service, the ServiceMonitor's port)
   deploy_check.py rbac RBAC.yaml AUDIT KUBE_PUT.c USER_AGENT
       the ClusterRole and Role of RBAC.yaml allow every write the scheduler
       (requests whose userAgent starts with USER_AGENT) made in the
@@ -137,9 +141,100 @@ def rbac(rbac_path, audit_path, put_c, agent):
     return 1 if problems else 0
 
 
+def wiring(applied_path):
+    """The manifests agree with one another: probes and Services reach the
+    ports the flags open, selectors pick the Deployment's pods, the RBAC
+    binds the Deployment's ServiceAccount, the Role sits where the Lease is,
+    the webhook's Service exists."""
+    docs = [d for d in yaml.safe_load_all(open(applied_path)) if d]
+    by = {}
+    for d in docs:
+        m = d["metadata"]
+        by[(d["kind"], m.get("namespace", ""), m["name"])] = d
+    problems = []
+    dep = by[("Deployment", "ordo-system", "ordo-scheduler")]
+    pod = dep["spec"]["template"]
+    labels = pod["metadata"]["labels"]
+    c = pod["spec"]["containers"][0]
+    args = dict(a[2:].split("=", 1) if "=" in a else (a[2:], "")
+                for a in c["args"])
+    ports = {p["name"]: p["containerPort"] for p in c["ports"]}
+
+    def port_of(flag):
+        return int(args.get(flag, ":0").rsplit(":", 1)[1])
+
+    if ports.get("metrics") != port_of("listen"):
+        problems.append("port metrics is not --listen's")
+    if ports.get("webhook") != port_of("webhook-listen"):
+        problems.append("port webhook is not --webhook-listen's")
+    for probe, path in (("readinessProbe", "/readyz"),
+                        ("livenessProbe", "/healthz")):
+        g = c.get(probe, {}).get("httpGet", {})
+        if g.get("path") != path or g.get("port") not in ports:
+            problems.append("%s: want %s on a named port" % (probe, path))
+    if dep["spec"]["selector"]["matchLabels"] != labels:
+        problems.append("the Deployment's selector is not its pods' labels")
+    for d in docs:
+        sel = None
+        if d["kind"] in ("Service",):
+            sel = d["spec"]["selector"]
+            for p in d["spec"]["ports"]:
+                if p["targetPort"] not in ports:
+                    problems.append("Service %s: targetPort %s is no port" %
+                                    (d["metadata"]["name"], p["targetPort"]))
+        elif d["kind"] == "PodDisruptionBudget":
+            sel = d["spec"]["selector"]["matchLabels"]
+        if sel is not None and any(labels.get(k) != v for k, v in sel.items()):
+            problems.append("%s %s selects no pod of the Deployment" %
+                            (d["kind"], d["metadata"]["name"]))
+    sa = pod["spec"]["serviceAccountName"]
+    if ("ServiceAccount", "ordo-system", sa) not in by:
+        problems.append("no ServiceAccount %s" % sa)
+    lease_ns = args.get("leader-elect-resource-namespace", "kube-system")
+    for kind, ns in (("ClusterRoleBinding", ""), ("RoleBinding", lease_ns)):
+        b = [d for d in docs if d["kind"] == kind and
+             d["metadata"].get("namespace", "") == ns]
+        if not any(s["kind"] == "ServiceAccount" and s["name"] == sa and
+                   s["namespace"] == "ordo-system"
+                   for d in b for s in d["subjects"]):
+            problems.append("no %s in %r binds the ServiceAccount" %
+                            (kind, ns))
+    if not [d for d in docs if d["kind"] == "Role" and
+            d["metadata"]["namespace"] == lease_ns]:
+        problems.append("no Role where the Lease is (%s)" % lease_ns)
+    for d in docs:
+        if d["kind"] != "MutatingWebhookConfiguration":
+            continue
+        for w in d["webhooks"]:
+            s = w["clientConfig"]["service"]
+            svc = by.get(("Service", s["namespace"], s["name"]))
+            if not svc or s["port"] not in [p["port"]
+                                            for p in svc["spec"]["ports"]]:
+                problems.append("webhook %s: no Service port %s/%s:%s" %
+                                (w["name"], s["namespace"], s["name"],
+                                 s["port"]))
+            if w.get("failurePolicy") != "Ignore":
+                problems.append("webhook %s: failurePolicy is not Ignore" %
+                                w["name"])
+    smon = [d for d in docs if d["kind"] == "ServiceMonitor"]
+    for m in smon:
+        for e in m["spec"]["endpoints"]:
+            if not any(p.get("name") == e["port"]
+                       for d in docs if d["kind"] == "Service"
+                       for p in d["spec"]["ports"]):
+                problems.append("ServiceMonitor: no Service port %s" %
+                                e["port"])
+    for p in problems:
+        print(p)
+    print("wiring: %d problems" % len(problems))
+    return 1 if problems else 0
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "served":
         return served(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 3 and sys.argv[1] == "wiring":
+        return wiring(sys.argv[2])
     if len(sys.argv) == 6 and sys.argv[1] == "rbac":
         return rbac(*sys.argv[2:])
     print(__doc__, file=sys.stderr)

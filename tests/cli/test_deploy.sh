@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # test_deploy.sh - examples/deploy on the API-server emulator: everything
 # applied with kubectl (server-side, then client-side on top), every object
-# served back as applied; then the quickstart scheduled by ordo-scheduler at
-# the highest verbosity with a known token and client key, and the
-# emulator's audit compared with the ClusterRole (every write the scheduler
-# made, list+watch on everything it reads) and its log searched for the
-# secrets. Bounded by ORDO_E2E_TIMEOUT seconds (default 300). Skips (77)
+# served back as applied, the manifests wired to one another (ports,
+# probes, selectors, bindings, the webhook's Service); then the quickstart
+# scheduled by ordo-scheduler at the highest verbosity with a known token
+# and client key, and the emulator's audit compared with the ClusterRole
+# (every write the scheduler made, list+watch on everything it reads) and
+# its log searched for the secrets. Bounded by ORDO_E2E_TIMEOUT seconds (default 300). Skips (77)
 # when the emulator is not built or kubectl, python3, python3-yaml or
 # openssl is missing.
 set -u
@@ -76,6 +77,13 @@ served() {
 }
 check "every object served back as applied" 0 \
     "22 objects applied, 22 served back" -- served
+check "the manifests agree (ports, probes, selectors, bindings, webhook)" 0 \
+    "wiring: 0 problems" -- python3 "$judge" wiring "$tmp/deploy.yaml"
+sed 's/--listen=0.0.0.0:10259/--listen=0.0.0.0:8080/' "$tmp/deploy.yaml" \
+    >"$tmp/miswired.yaml"
+check "... and say so of probes on a port nothing listens on" 1 \
+    "port metrics is not --listen's" -- \
+    python3 "$judge" wiring "$tmp/miswired.yaml"
 check "kubectl get: Kueue's printer columns come with the CRDs" 0 \
     "Pending Workloads" -- \
     k get crd clusterqueues.kueue.x-k8s.io \
