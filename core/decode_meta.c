@@ -59,6 +59,24 @@ static int decode_owner_refs(struct decode_ctx *c, const struct doc_node *m,
     return r;
 }
 
+/* The API server's limit on the annotations of one object, keys and values
+ * together (apimachinery's TotalAnnotationSizeLimitB). */
+#define ANNOTATIONS_MAX_BYTES (256 * 1024)
+
+static int check_annotations_size(struct decode_ctx *c,
+                                  const struct doc_node *m,
+                                  const struct strmap *a)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < a->n; i++)
+        total += strlen(a->items[i].key) + strlen(a->items[i].value);
+    if (total > ANNOTATIONS_MAX_BYTES)
+        return decode_fail_at(c, m, "annotations",
+                              "too long: %zu bytes, must have at most %d",
+                              total, ANNOTATIONS_MAX_BYTES);
+    return 0;
+}
+
 int decode_meta(struct decode_ctx *c, const struct doc_node *m,
                 struct object_meta *ret)
 {
@@ -79,6 +97,8 @@ int decode_meta(struct decode_ctx *c, const struct doc_node *m,
         r = decode_field_labels(c, m, "labels", &ret->labels);
     if (r == 0)
         r = decode_field_strmap(c, m, "annotations", &ret->annotations);
+    if (r == 0)
+        r = check_annotations_size(c, m, &ret->annotations);
     if (r == 0)
         r = decode_field_time(c, m, "creationTimestamp", &ret->has_creation,
                               &ret->creation_ns);
@@ -102,6 +122,8 @@ int decode_template_meta(struct decode_ctx *c, const struct doc_node *tmpl,
     r = decode_field_labels(c, meta, "labels", &ret->labels);
     if (r == 0)
         r = decode_field_strmap(c, meta, "annotations", &ret->annotations);
+    if (r == 0)
+        r = check_annotations_size(c, meta, &ret->annotations);
     decode_path_pop(c, mark);
     return r;
 }
@@ -140,8 +162,7 @@ static int decode_requirement(struct decode_ctx *c, const struct doc_node *it,
     if (r == 0 && !op)
         r = decode_fail_at(c, it, "operator", "required");
     if (r == 0)
-        r = decode_field_strings(c, it, "values", &ret->n_values,
-                                 &ret->values);
+        r = decode_field_strings(c, it, "values", &ret->n_values, &ret->values);
     if (r < 0)
         return r;
     ret->op = selector_op_from_string(op);
@@ -212,8 +233,8 @@ int decode_label_selector(struct decode_ctx *c, const struct doc_node *n,
                           struct label_selector *ret)
 {
     int r = decode_check_known(c, n, selector_known);
-    r = decode_join(r,
-                    decode_field_labels(c, n, "matchLabels", &ret->match_labels));
+    r = decode_join(
+        r, decode_field_labels(c, n, "matchLabels", &ret->match_labels));
     return decode_join(r, decode_requirements(c, n, "matchExpressions", false,
                                               &ret->n_exprs, &ret->exprs));
 }
@@ -345,8 +366,7 @@ static int decode_toleration(struct decode_ctx *c, const struct doc_node *it,
 }
 
 int decode_tolerations(struct decode_ctx *c, const struct doc_node *parent,
-                       const char *key, size_t *ret_n,
-                       struct toleration **ret)
+                       const char *key, size_t *ret_n, struct toleration **ret)
 {
     const struct doc_node *seq = NULL;
     int r = decode_field_seq(c, parent, key, &seq);

@@ -422,10 +422,12 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_kube_e2e.sh tests/cli/test_kube_cli.sh \
 	tests/cli/test_kube_restart.sh tests/cli/test_obs.sh \
 	tests/cli/test_kube_ha.sh
+# examples/deploy on the emulator; RBAC and secrets against what it does.
+CLI_TESTS += tests/cli/test_deploy.sh
 # scripts/demo --kube on this build tree.
 CLI_TESTS += tests/cli/test_demo_kube.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/kube_restart.py tests/cli/kube_ha.py tests/cli/obs_report.py tests/data tests/fuzz tests/bench examples docs
+EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/kube_restart.py tests/cli/kube_ha.py tests/cli/obs_report.py tests/cli/deploy_check.py tests/data tests/fuzz tests/bench examples docs
 AM_TESTS_ENVIRONMENT = \
 	ORDO_TEST_DATA='$(abs_top_srcdir)/tests/data'; export ORDO_TEST_DATA; \
 	ORDO_SCHEDULER='$(abs_top_builddir)/sched/ordo-scheduler'; export ORDO_SCHEDULER; \

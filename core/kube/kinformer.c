@@ -396,9 +396,16 @@ static void fill_kind(struct kinformer *inf, struct json_object *item)
                                json_object_new_string(inf->api_version));
 }
 
+/* json-c's default depth (32) would fail a whole list page for one deep
+ * item, and the informer would never sync; with this one the item goes on
+ * to the decoder, which refuses it alone (DOC_MAX_DEPTH). Deeper than this,
+ * the page or line is refused: json-c frees a tree recursively, so its
+ * depth must stay far below what the stack holds. */
+#define PARSE_MAX_DEPTH 1000
+
 static struct json_object *parse(const char *s, size_t len)
 {
-    struct json_tokener *tok = json_tokener_new();
+    struct json_tokener *tok = json_tokener_new_ex(PARSE_MAX_DEPTH);
     if (!tok)
         return NULL;
     struct json_object *o = json_tokener_parse_ex(tok, s, (int)len);

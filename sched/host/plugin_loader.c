@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "duration.h"
@@ -113,8 +114,8 @@ static const char *check_ops(const struct ordo_plugin_descriptor *d)
     return NULL;
 }
 
-const struct ordo_arg *plugin_declared_args(
-    const struct ordo_plugin_descriptor *d, uint32_t *ret_n)
+const struct ordo_arg *
+plugin_declared_args(const struct ordo_plugin_descriptor *d, uint32_t *ret_n)
 {
     *ret_n = 0;
     if (d->abi_minor < 4 || d->struct_size < descriptor_size_by_minor[4] ||
@@ -168,8 +169,8 @@ static bool default_valid(uint32_t type, const char *text)
 
 /* Returns what is wrong with the declared arguments (ABI 1.4) in buf, or
  * NULL. */
-static const char *check_args(const struct ordo_plugin_descriptor *d,
-                              char *buf, size_t size)
+static const char *check_args(const struct ordo_plugin_descriptor *d, char *buf,
+                              size_t size)
 {
     if (d->abi_minor < 4)
         return NULL;
@@ -187,8 +188,8 @@ static const char *check_args(const struct ordo_plugin_descriptor *d,
             return buf;
         }
         if (!plugin_arg_type_name(a->type)) {
-            snprintf(buf, size, "argument \"%.64s\": unknown type %u",
-                     a->name, a->type);
+            snprintf(buf, size, "argument \"%.64s\": unknown type %u", a->name,
+                     a->type);
             return buf;
         }
         if (a->def && !default_valid(a->type, a->def)) {
@@ -232,8 +233,7 @@ static int check_descriptor(const struct plugin_set *s, size_t shadow_below,
                        path, d->struct_size, d->abi_major, d->abi_minor,
                        descriptor_size_by_minor[d->abi_minor]);
     if (!plugin_kind_name(d->kind))
-        return err_set(e, EPROTO, "%s: unknown plugin kind %u", path,
-                       d->kind);
+        return err_set(e, EPROTO, "%s: unknown plugin kind %u", path, d->kind);
     if (!name_valid(d->name))
         return err_set(e, EINVAL,
                        "%s: plugin name must be 1-63 characters of "
@@ -249,24 +249,88 @@ static int check_descriptor(const struct plugin_set *s, size_t shadow_below,
     for (size_t i = shadow_below; i < s->n; i++)
         if (strcmp(s->items[i].desc->name, d->name) == 0)
             return err_set(e, EEXIST,
-                           "%s: plugin name \"%s\" is already used by %s",
-                           path, d->name, s->items[i].path);
+                           "%s: plugin name \"%s\" is already used by %s", path,
+                           d->name, s->items[i].path);
+    return 0;
+}
+
+/* The directory part of path into buf ("." when there is none). */
+static const char *dir_of(const char *path, char *buf, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return ".";
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, path, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Whether dir lets others replace what it holds: world-writable without
+ * the sticky bit. *ret_shared: world-writable with it (as /tmp). */
+static bool dir_open_to_all(const char *dir, bool *ret_shared)
+{
+    struct stat st;
+    *ret_shared = false;
+    if (stat(dir, &st) < 0 || !(st.st_mode & S_IWOTH))
+        return false;
+    *ret_shared = true;
+    return !(st.st_mode & S_ISVTX);
+}
+
+/* A plugin runs with the scheduler's rights, so a file that anyone else
+ * could have written or swapped is refused: world-writable, in a
+ * world-writable directory without the sticky bit, or in a sticky one
+ * (as /tmp) but owned by another user than us or root. Both the directory
+ * named and the one a symlink leads to count. A file that cannot be
+ * resolved is left to dlopen, which says why. */
+static int check_perms(const char *path, struct err *e)
+{
+    char real[PATH_MAX], dir[PATH_MAX];
+    struct stat st;
+    if (!realpath(path, real) || stat(real, &st) < 0)
+        return 0;
+    if (st.st_mode & S_IWOTH)
+        return err_set(e, EPERM,
+                       "%s: refused: the file is world-writable (mode %04o; "
+                       "chmod o-w %s)",
+                       path, (unsigned)(st.st_mode & 07777), real);
+    const char *names[2] = {path, real};
+    for (int i = 0; i < 2; i++) {
+        bool shared;
+        const char *d = dir_of(names[i], dir, sizeof(dir));
+        if (dir_open_to_all(d, &shared))
+            return err_set(e, EPERM,
+                           "%s: refused: its directory %s is world-writable "
+                           "without the sticky bit",
+                           path, d);
+        if (shared && st.st_uid != 0 && st.st_uid != geteuid())
+            return err_set(e, EPERM,
+                           "%s: refused: in the world-writable directory %s "
+                           "and owned by another user (uid %u)",
+                           path, d, (unsigned)st.st_uid);
+    }
     return 0;
 }
 
 /* Opens path; a plugin whose name an earlier directory's plugin (one of
  * items[0 .. shadow_below)) already has is dropped with a warning. */
-static int open_one(struct plugin_set *s, const char *path,
-                    size_t shadow_below, struct err *e)
+static int open_one(struct plugin_set *s, const char *path, size_t shadow_below,
+                    struct err *e)
 {
+    int pr = check_perms(path, e);
+    if (pr < 0)
+        return pr;
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h)
         return err_set(e, ENOEXEC, "%s: cannot load: %s", path, dlerror());
     const struct ordo_plugin_descriptor *d = dlsym(h, ORDO_PLUGIN_SYMBOL);
     int r;
     if (!d) {
-        r = err_set(e, ENOENT, "%s: not an Ordo plugin: no symbol \"%s\"",
-                    path, ORDO_PLUGIN_SYMBOL);
+        r = err_set(e, ENOENT, "%s: not an Ordo plugin: no symbol \"%s\"", path,
+                    ORDO_PLUGIN_SYMBOL);
         goto fail;
     }
     r = check_descriptor(s, shadow_below, path, d, e);

@@ -33,7 +33,9 @@ void plugin_set_release(struct plugin_set *s);
 
 /* Opens one .so and checks its descriptor (no init). On success appends it
  * to s and returns 0; otherwise returns a negative errno with e saying
- * "path: what is wrong". */
+ * "path: what is wrong". -EPERM: refused unopened, because others could
+ * have written it (world-writable file, or its directory world-writable
+ * without the sticky bit, or sticky but the file another user's). */
 int plugin_set_open(struct plugin_set *s, const char *path, struct err *e);
 
 /* Opens every *.so in dir, in name order. Stops at the first bad plugin. */

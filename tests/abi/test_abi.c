@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -307,6 +308,87 @@ static void test_open_dir_name_order(void **state)
     snprintf(want, sizeof(want), "%s/good_queue.so", dir);
     assert_string_equal(s->items[1].path, want);
     assert_string_equal(s->items[1].desc->name, "fixture-good");
+}
+
+/* ---- plugins others could have written ------------------------------- */
+
+/* Copies fixture `name` to DIR/name.so in a fresh directory of mode
+ * dir_mode, the file of mode file_mode; the path into file. */
+static void copy_fixture(char *dir, char *file, const char *name,
+                         mode_t dir_mode, mode_t file_mode)
+{
+    char from[PATH_MAX];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, PATH_MAX, "%s/ordo-abi-perm-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, PATH_MAX + 64, "%s/%s.so", dir, name);
+    FILE *in = fopen(fixture_path(from, name), "rb");
+    FILE *out = fopen(file, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    assert_int_equal(fclose(out), 0);
+    assert_int_equal(chmod(file, file_mode), 0);
+    assert_int_equal(chmod(dir, dir_mode), 0);
+}
+
+static void remove_copy(const char *dir, const char *file)
+{
+    assert_int_equal(chmod(dir, 0700), 0);
+    assert_int_equal(unlink(file), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* Tries file; -want (0: success) and, on failure, a message naming the file
+ * with `text`. */
+static void open_copy(struct plugin_set *s, const char *dir, const char *file,
+                      int want, const char *text)
+{
+    struct err e = {{0}};
+    int r = plugin_set_open(s, file, &e);
+    remove_copy(dir, file);
+    if (r != -want)
+        print_error("%s: got %d, want %d: %s\n", file, r, -want, e.msg);
+    assert_int_equal(r, -want);
+    if (want) {
+        assert_int_equal(strncmp(e.msg, file, strlen(file)), 0);
+        assert_contains(e.msg, text);
+    }
+}
+
+static void test_refuses_world_writable_file(void **state)
+{
+    char dir[PATH_MAX], file[PATH_MAX + 64];
+    copy_fixture(dir, file, "good_queue", 0700, 0666);
+    open_copy(*state, dir, file, EPERM,
+              ": refused: the file is world-writable");
+    assert_int_equal(((struct plugin_set *)*state)->n, 0);
+}
+
+static void test_refuses_open_directory(void **state)
+{
+    char dir[PATH_MAX], file[PATH_MAX + 64];
+    copy_fixture(dir, file, "good_queue", 0777, 0644);
+    open_copy(*state, dir, file, EPERM,
+              "is world-writable without the sticky bit");
+}
+
+/* World-writable with the sticky bit (as /tmp): others cannot replace our
+ * own file, so it loads; the same file made world-writable does not. */
+static void test_sticky_directory_own_file(void **state)
+{
+    char dir[PATH_MAX], file[PATH_MAX + 64];
+    copy_fixture(dir, file, "good_queue", 01777, 0644);
+    open_copy(*state, dir, file, 0, NULL);
+    assert_int_equal(((struct plugin_set *)*state)->n, 1);
+    plugin_set_release(*state);
+    copy_fixture(dir, file, "good_queue", 01777, 0646);
+    open_copy(*state, dir, file, EPERM, "world-writable (mode 0646");
 }
 
 static void test_release_null(void **state)
@@ -841,6 +923,9 @@ int main(void)
         ABI_TEST(test_init_fails),
         ABI_TEST(test_open_missing_file),
         ABI_TEST(test_open_dir_name_order),
+        ABI_TEST(test_refuses_world_writable_file),
+        ABI_TEST(test_refuses_open_directory),
+        ABI_TEST(test_sticky_directory_own_file),
         ABI_TEST(test_release_null),
         ABI_TEST(test_abi13_plugin_loads),
         ABI_TEST(test_bad_arg_default),

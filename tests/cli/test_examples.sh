@@ -39,8 +39,10 @@ for dir in "$ex"/*/; do
     check "validate examples/$name" 0 "; 0 errors" -- "$bin" --validate "$dir"
     check "sim examples/$name" 0 "workloads: " -- "$bin" --sim "$dir" --no-progress --sim-check
 done
-# The README's "check manifests": the whole tree at once.
-check "validate examples/" 0 "; 1 ignored (kinds Ordo does not read); 0 errors" \
+# The README's "check manifests": the whole tree at once. Ignored: the
+# kueue-setup ConfigMap and the 24 documents of examples/deploy (CRDs,
+# RBAC, Deployment, webhook, kustomizations), none a kind Ordo reads.
+check "validate examples/" 0 "; 25 ignored (kinds Ordo does not read); 0 errors" \
     -- "$bin" --validate "$ex"
 
 # kueue-setup: "two flavors, a cohort of two ClusterQueues", a LocalQueue

@@ -555,6 +555,42 @@ static void test_many_labels(void **state)
     object_free(o);
 }
 
+/* The API server's 256 KiB for an object's annotations, keys and values
+ * together: exactly that loads, one byte more is refused naming the field,
+ * on a Pod and on a Job's pod template. */
+static void test_annotations_size(void **state)
+{
+    const size_t limit = 256 * 1024, key = 1; /* "a" */
+    for (int over = 0; over <= 1; over++) {
+        for (int tmpl = 0; tmpl <= 1; tmpl++) {
+            size_t vlen = limit - key + (size_t)over;
+            char *yaml = malloc(vlen + 512);
+            assert_non_null(yaml);
+            int n = snprintf(
+                yaml, 512, "%s",
+                tmpl ? "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, "
+                       "namespace: ns}\nspec:\n  template:\n    metadata:\n"
+                       "      annotations: {a: "
+                     : "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
+                       "  namespace: ns\n  annotations: {a: ");
+            memset(yaml + n, 'v', vlen);
+            snprintf(yaml + n + vlen, 256, "%s",
+                     tmpl ? "}\n    spec: {restartPolicy: Never, containers: "
+                            "[{name: c}]}\n"
+                          : "}\nspec: {containers: [{name: c}]}\n");
+            if (over)
+                must_fail(yaml, tmpl ? "spec.template.metadata.annotations: "
+                                       "too long: 262145 bytes, must have at "
+                                       "most 262144"
+                                     : "metadata.annotations: too long: 262145 "
+                                       "bytes, must have at most 262144");
+            else
+                object_free(must_decode(yaml));
+            free(yaml);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_label_maps),
         cmocka_unit_test(test_priority_class_values),
         cmocka_unit_test(test_pod_group_count),
+        cmocka_unit_test(test_annotations_size),
     };
     return cmocka_run_group_tests_name("decode_limits", tests, NULL, NULL);
 }

@@ -307,6 +307,79 @@ static void test_server_error_retries_list(void **state)
     env_free(&e);
 }
 
+/* A pod object named name whose field "x" nests depth arrays; with kind
+ * and apiVersion when typed (a watch event's object). Caller frees. */
+static char *deep_pod(const char *name, const char *rv, int depth, bool typed)
+{
+    size_t n = strlen(name) + 2 * (size_t)depth + 256;
+    char *s = malloc(n);
+    assert_non_null(s);
+    int k = snprintf(s, n,
+                     "{%s\"metadata\":{\"name\":\"%s\",\"namespace\":"
+                     "\"a\",\"resourceVersion\":\"%s\"},\"x\":",
+                     typed ? "\"kind\":\"Pod\",\"apiVersion\":\"v1\"," : "",
+                     name, rv);
+    memset(s + k, '[', (size_t)depth);
+    memset(s + k + depth, ']', (size_t)depth);
+    strcpy(s + k + 2 * depth, "}");
+    return s;
+}
+
+static char *watch_line_of(const char *type, char *obj)
+{
+    char *s = NULL;
+    assert_true(asprintf(&s, "{\"type\":\"%s\",\"object\":%s}\n", type, obj) >
+                0);
+    free(obj);
+    return s;
+}
+
+/* Hostile objects from the server: one nested 200 deep in a list page
+ * reaches the caller (whose decoder refuses it alone) and the page and its
+ * other item still count; a watch line nested 5000 deep and one whose name
+ * is a mebibyte long are skipped (counted as bad lines) and the stream
+ * goes on. */
+static void test_hostile_objects(void **state)
+{
+    struct env e;
+    env_new(&e, PODS, false);
+    char *big = malloc((1 << 20) + 1);
+    assert_non_null(big);
+    memset(big, 'n', 1 << 20);
+    big[1 << 20] = '\0';
+    char *page = NULL, *deep = deep_pod("d", "1", 200, false);
+    assert_true(asprintf(&page,
+                         "{\"metadata\":{\"resourceVersion\":\"5\"},"
+                         "\"items\":[%s," POD("y", "2") "]}",
+                         deep) > 0);
+    free(deep);
+    /* Lines longer than a chunk: the watch answer as one body. */
+    char *too_deep = watch_line_of("ADDED", deep_pod("t", "6", 5000, true));
+    char *long_name = watch_line_of("ADDED", deep_pod(big, "7", 1, true));
+    char *lines = NULL;
+    assert_true(
+        asprintf(&lines,
+                 "%s%s{\"type\":\"ADDED\",\"object\":" WPOD("w", "8") "}\n",
+                 too_deep, long_name) > 0);
+    struct rule *r = fake_rule("GET", PODS, 200, page);
+    r->query = "limit=2";
+    r = fake_rule("GET", PODS, 200, lines);
+    r->query = "watch=1";
+    assert_int_equal(kinformer_start(e.inf), 0);
+    drive(&e);
+    assert_string_equal(e.seen.log, "+a/d +a/y +a/w ");
+    assert_int_equal(e.seen.synced, 1);
+    struct kinformer_stats st;
+    kinformer_get_stats(e.inf, &st);
+    assert_int_equal(st.bad_lines, 2);
+    env_free(&e);
+    free(page);
+    free(too_deep);
+    free(long_name);
+    free(lines);
+    free(big);
+}
+
 static void test_invalid(void **state)
 {
     struct env e;
@@ -331,6 +404,7 @@ int main(void)
         T(test_pages_then_watch),          T(test_gone_relists),
         T(test_broken_stream_resumes),     T(test_unserved_then_served),
         T(test_server_error_retries_list), T(test_invalid),
+        T(test_hostile_objects),
     };
     return cmocka_run_group_tests_name("kinformer", tests, fake_start,
                                        fake_stop);

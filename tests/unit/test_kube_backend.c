@@ -52,6 +52,7 @@ struct env {
     struct kube_backend *kb;
     int rejected;
     char why[512];
+    char whys[4096]; /* every refusal's first 160 bytes, one a line */
 };
 
 static void on_rejected(void *data, struct json_object *obj, const char *why)
@@ -59,6 +60,8 @@ static void on_rejected(void *data, struct json_object *obj, const char *why)
     struct env *e = data;
     e->rejected++;
     snprintf(e->why, sizeof(e->why), "%s", why);
+    size_t n = strlen(e->whys);
+    snprintf(e->whys + n, sizeof(e->whys) - n, "%.160s\n", why);
 }
 
 /* The cluster every case starts from; quota is the ClusterQueue's cpu. */
@@ -304,6 +307,100 @@ static void test_rejected_skipped(void **state)
     assert_non_null(cluster_get_node(scheduler_cluster(e.f->s), "n1"));
     assert_null(find("POST", BINDING_PATH, 0)); /* no queue: not admitted */
     env_free(&e);
+}
+
+/* A pod in the queue; extra is spliced into its spec ("" or ",..."),
+ * labels into its labels. Caller frees. */
+static char *hostile_pod(const char *name, const char *labels, const char *cpu,
+                         const char *extra)
+{
+    char *s = NULL;
+    assert_true(
+        asprintf(&s,
+                 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\","
+                 "\"uid\":\"u-%s\",\"resourceVersion\":\"9\",\"labels\":{"
+                 "\"kueue.x-k8s.io/queue-name\":\"lq\"%s}},\"spec\":{"
+                 "\"schedulerName\":\"ordo-scheduler\",\"containers\":[{"
+                 "\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":"
+                 "\"%s\"}}}]%s}}",
+                 name, name, labels, cpu, extra) > 0);
+    return s;
+}
+
+/* Objects no API server should serve but a hostile or broken one might:
+ * nested 200 deep, a label value and an annotation of 4 MiB, a quantity
+ * of 1e400, a priority
+ * that is no integer or past int64. Each is refused alone with its reason
+ * (the daemon logs it and posts an Event), nothing crashes, and the good
+ * pod beside them is still bound. */
+static void test_hostile_objects_skipped(void **state)
+{
+    struct env e;
+    env_new(&e, state);
+    size_t big = (size_t)4 << 20;
+    char *label = malloc(big + 16), *deep = malloc(2 * 200 + 16);
+    char *annot = malloc(big + 32);
+    assert_non_null(label);
+    assert_non_null(annot);
+    /* Closes the labels and opens the annotations (see hostile_pod). */
+    strcpy(annot, "},\"annotations\":{\"big\":\"");
+    memset(annot + strlen(annot), 'v', big);
+    strcpy(annot + 24 + big, "\"");
+    assert_non_null(deep);
+    strcpy(label, ",\"big\":\"");
+    memset(label + strlen(label), 'v', big);
+    strcpy(label + 8 + big, "\"");
+    strcpy(deep, ",\"x\":");
+    memset(deep + 5, '[', 200);
+    memset(deep + 205, ']', 200);
+    deep[405] = '\0';
+    char *pods[] = {
+        hostile_pod("h-deep", "", "1", deep),
+        hostile_pod("h-label", label, "1", ""),
+        hostile_pod("h-annot", annot, "1", ""),
+        hostile_pod("h-cpu", "", "1e400", ""),
+        hostile_pod("h-prio", "", "1", ",\"priority\":1e308"),
+        hostile_pod("h-int", "", "1", ",\"priority\":123456789012345678901234"),
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < 6; i++)
+        n += strlen(pods[i]) + 1;
+    char *list = malloc(n + 1024);
+    assert_non_null(list);
+    strcpy(list, "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[");
+    for (size_t i = 0; i < 6; i++) {
+        strcat(list, pods[i]);
+        strcat(list, ",");
+        free(pods[i]);
+    }
+    strcat(list, POD_JSON("") "]}");
+    script_pods(
+        LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":" CQ_SPEC("4") "}"),
+        list);
+    fake_rule("POST", BINDING_PATH, 201, "{\"kind\":\"Status\"}");
+    start(&e);
+    assert_true(kube_backend_synced(e.kb));
+    assert_int_equal(e.rejected, 6);
+    assert_contains(e.whys, "nesting too deep");
+    assert_contains(e.whys, "metadata.labels.big: invalid label value");
+    assert_contains(e.whys, "metadata.annotations: too long: 4194307 bytes");
+    assert_contains(e.whys, "requests.cpu: invalid quantity \"1e400\"");
+    assert_contains(e.whys, "spec.priority: expected an integer");
+    assert_contains(e.whys, "integer out of range");
+    assert_non_null(find("POST", BINDING_PATH, 0));
+    assert_string_equal(fx_state(e.f, "default/p1"), "admitted");
+    for (size_t i = 0; i < 6; i++) {
+        char key[64];
+        static const char *const names[] = {"h-deep", "h-label", "h-annot",
+                                            "h-cpu",  "h-prio",  "h-int"};
+        snprintf(key, sizeof(key), "default/%s", names[i]);
+        assert_null(cluster_get_pod(scheduler_cluster(e.f->s), key));
+    }
+    env_free(&e);
+    free(list);
+    free(label);
+    free(annot);
+    free(deep);
 }
 
 #define CONTAINERS                                                             \
@@ -669,6 +766,7 @@ int main(void)
         T(test_lost_race_reads_pod),
         T(test_unclear_answer_resolved),
         T(test_rejected_skipped),
+        T(test_hostile_objects_skipped),
         T(test_jobset_child_pods),
         T(test_gang_bind_to_deleted_node),
         T(test_status_writes_follow_changes),
