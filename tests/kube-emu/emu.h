@@ -89,6 +89,9 @@ struct emu_audit_rec {
 };
 int emu_audit_open(const char *path);
 void emu_audit_write(const struct emu_audit_rec *r);
+/* A write the emulator made itself (user: the controller), code 200. */
+void emu_audit_internal(const char *verb, const char *resource, const char *ns,
+                        const char *name, const char *user);
 void emu_audit_close(void);
 
 /* ---- the store (emu_store.c); every call with emu.lock held --------- */
