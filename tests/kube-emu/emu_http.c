@@ -221,6 +221,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
         struct timespec ts = {emu_faults.latency_ms / 1000,
                               (long)(emu_faults.latency_ms % 1000) * 1000000};
         nanosleep(&ts, NULL);
+        emu_fault_audit("latency", method, NULL, NULL, url, user, NULL, 0);
     }
     if (!json_acceptable(accept))
         return send_status(c, 406, "NotAcceptable",
