@@ -13,6 +13,7 @@ pods, faults injected, violations. --quick is the make check version (a few
 cases, 200 pods, 3 kill runs). Needs ORDO_SCHEDULER, ORDO_BUILDDIR and
 ORDO_BUILD_PLUGIN_DIR (as make check sets them). Exit 0 when no case found a
 violation, 1 otherwise, 77 without python3-kubernetes or the emulator."""
+import atexit
 import copy
 import json
 import os
@@ -42,6 +43,24 @@ PY = sys.executable
 G, V = "kueue.x-k8s.io", "v1beta2"
 
 
+STARTED = []  # every process started: none outlives the matrix
+
+
+def _end_all():
+    for p in STARTED:
+        if p.poll() is None:
+            p.kill()
+
+
+def _on_term(sig, frame):
+    _end_all()
+    sys.exit(1)
+
+
+atexit.register(_end_all)
+signal.signal(signal.SIGTERM, _on_term)
+
+
 class Case:
     """One case's emulator, load and schedulers, in its own directory."""
 
@@ -62,6 +81,7 @@ class Case:
              "--token", "sched-1:secret-1", "--token", "sched-2:secret-2",
              "--fault-spare", "admin", "--seed", str(opts.seed)] + list(flags),
             stderr=self.emu_log)
+        STARTED.append(self.emu)
         for _ in range(200):  # bounded wait for the listening server
             if os.path.exists(self.kc) or self.emu.poll() is not None:
                 break
@@ -86,6 +106,7 @@ class Case:
                               "--plugin-dir", PLUGINS, "-v", "1"] + list(extra),
                              stdout=log, stderr=subprocess.STDOUT)
         self.scheds.append((p, log.name))
+        STARTED.append(p)
         self.runs += 1
         return p
 
@@ -99,13 +120,19 @@ class Case:
         return judge.load_audit(self.audit)
 
     def binds(self):
-        return sum(1 for a in self.lines() if a.get("verb") == "bind" and a.get("code") == 201)
+        """Successful binds so far, reading only what the audit gained."""
+        if not hasattr(self, "_audit"):
+            self._audit, self._binds, self._rest = open(self.audit), 0, ""
+        self._rest += self._audit.read()
+        *whole, self._rest = self._rest.split("\n")
+        self._binds += sum(1 for l in whole if '"verb":"bind"' in l and '"code":201' in l)
+        return self._binds
 
     def wait_binds(self, n, limit=60):
         """Until the audit has n binds (bounded: a broken run ends)."""
         end = time.monotonic() + limit
         while self.binds() < n and time.monotonic() < end:
-            time.sleep(0.05)
+            time.sleep(0.02)
 
     def judge(self, **kw):
         return judge.Judge(self.m, self.lines(), **kw).run()
@@ -146,6 +173,8 @@ class Case:
             if "Sanitizer" in text or "runtime error" in text:
                 self.failures.append("sanitizer report in " + log)
         j = self.judge(**judge_kw)
+        if hasattr(self, "_audit"):
+            self._audit.close()
         self.emu.send_signal(signal.SIGTERM)
         if self.emu.wait() != 0:
             self.failures.append("the emulator exited %d" % self.emu.returncode)
