@@ -6,6 +6,7 @@
 #define ORDO_KUBE_EMU_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -83,9 +84,14 @@ struct emu_audit_rec {
     const char *verb, *resource, *subresource, *ns, *name;
     const char *rv, *node, *user, *user_agent;
     int code;
+    /* An injected fault (verb "fault"): what, and the request's verb. */
+    const char *fault, *request_verb;
 };
 int emu_audit_open(const char *path);
 void emu_audit_write(const struct emu_audit_rec *r);
+/* A write the emulator made itself (user: the controller), code 200. */
+void emu_audit_internal(const char *verb, const char *resource, const char *ns,
+                        const char *name, const char *user);
 void emu_audit_close(void);
 
 /* ---- the store (emu_store.c); every call with emu.lock held --------- */
@@ -229,5 +235,37 @@ void emu_ctrl_jobset(void);
 void emu_kubelet_tick(void);
 /* Kind indexes the controllers use. */
 int emu_k(const char *resource);
+
+/* ---- injected faults (emu_fault.c) ---------------------------------- */
+/* Shares are parts per million of the requests (or watch streams) they
+ * apply to; 0: off. Set once by main before the server starts, except
+ * down, which the signal handlers flip. */
+struct emu_faults {
+    uint64_t seed;
+    uint32_t drop_watch_ppm, gone_ppm, duplicate_ppm, too_many_ppm;
+    uint32_t server_error_ppm, bind_timeout_ppm, malformed_ppm;
+    int64_t latency_ms;
+    const char *spare; /* a token name no fault touches (the test's own) */
+    volatile sig_atomic_t down;  /* 1: every connection refused */
+    volatile sig_atomic_t flips; /* how many times down changed */
+};
+extern struct emu_faults emu_faults;
+
+void emu_fault_seed(uint64_t seed);
+uint64_t emu_fault_random(void);
+/* True with probability ppm / 10^6. */
+bool emu_fault_draw(uint32_t ppm);
+/* "0.25" -> 250000; -EINVAL unless a number in [0, 1]. */
+int emu_fault_parse_share(const char *s, uint32_t *ret_ppm);
+/* Names the client this thread serves now; emu_fault_spared: whether it
+ * is --fault-spare's, which no fault touches. */
+void emu_fault_set_client(const char *user);
+bool emu_fault_spared(void);
+/* One audit line for one injected fault. */
+void emu_fault_audit(const char *fault, const char *verb, const char *resource,
+                     const char *ns, const char *name, const char *user,
+                     const char *user_agent, int code);
+/* Takes view; returns it, or a broken copy of it (audited). */
+struct json_object *emu_fault_malform(int kind, struct json_object *view);
 
 #endif

@@ -1,7 +1,8 @@
 /* emu_api.c - the resource API: get, list (selectors, pagination),
  * create, update, patch, delete and deletecollection, the status
  * subresource, pods/binding, the bindings resource and pods/eviction;
- * each write goes to the audit log. */
+ * each write goes to the audit log. --fault-bind-504 answers a share of
+ * the applied bindings 504; --fault-malformed breaks some objects served. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ static void answer_err(struct emu_resp *resp, const struct emu_err *err)
 static void answer_view(struct emu_resp *resp, int code, int kind,
                         struct json_object *stored, bool table)
 {
-    struct json_object *v = emu_view(kind, stored);
+    struct json_object *v = emu_fault_malform(kind, emu_view(kind, stored));
     if (table) {
         struct json_object *t = emu_table_new(kind, &v, 1, NULL, NULL);
         json_object_put(v);
@@ -98,6 +99,7 @@ static void list(const struct emu_req *r, struct emu_resp *resp)
             json_object_put(v);
             continue;
         }
+        v = emu_fault_malform(r->kind, v);
         if (r->limit > 0 && (long)n == r->limit) {
             json_object_put(v);
             cont[0] = '+'; /* more to come */
@@ -750,6 +752,18 @@ error:
 done:
     if (verb)
         audit(r, verb, resp->code, name, node[0] ? node : NULL);
+    if (verb && !strcmp(verb, "bind") && resp->code < 300 &&
+        !emu_fault_spared() && emu_fault_draw(emu_faults.bind_timeout_ppm)) {
+        /* Applied (the audit says so), but the client hears a timeout. */
+        err = (struct emu_err){0};
+        emu_err_set(&err, 504, "Timeout", -1, "",
+                    "Timeout: request did not complete within the allotted "
+                    "timeout (injected, the binding was applied)");
+        free(resp->body);
+        answer_err(resp, &err);
+        emu_fault_audit("bind-504", "bind", "pods", r->ns, name, r->user,
+                        r->user_agent, 504);
+    }
     pthread_mutex_unlock(&emu.lock);
     json_object_put(body);
 }

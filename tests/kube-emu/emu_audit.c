@@ -1,6 +1,8 @@
 /* emu_audit.c - the emulator's audit log: one JSON line per write, with
  * the client that made it (token name and User-Agent), so a test can tell
- * two schedulers apart and check that no pod was bound twice. */
+ * two schedulers apart and check that no pod was bound twice; and one
+ * line per injected fault (verb "fault", see emu_fault.c); the emulated
+ * controllers' pod deletions and the kubelet's completions too. */
 #include <errno.h>
 #include <string.h>
 
@@ -30,6 +32,8 @@ void emu_audit_write(const struct emu_audit_rec *r)
     emu_time_now(ts, sizeof(ts), true);
     add(o, "time", ts);
     add(o, "verb", r->verb);
+    add(o, "fault", r->fault);
+    add(o, "requestVerb", r->request_verb);
     add(o, "resource", r->resource);
     add(o, "subresource", r->subresource);
     add(o, "namespace", r->ns);
@@ -44,6 +48,18 @@ void emu_audit_write(const struct emu_audit_rec *r)
     fflush(audit);
     pthread_mutex_unlock(&audit_lock);
     json_object_put(o);
+}
+
+void emu_audit_internal(const char *verb, const char *resource, const char *ns,
+                        const char *name, const char *user)
+{
+    struct emu_audit_rec a = {.verb = verb,
+                              .resource = resource,
+                              .ns = ns,
+                              .name = name,
+                              .user = user,
+                              .code = 200};
+    emu_audit_write(&a);
 }
 
 void emu_audit_close(void)

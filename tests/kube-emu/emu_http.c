@@ -1,6 +1,7 @@
 /* emu_http.c - the emulator's HTTP side (libmicrohttpd, a thread per
  * connection): bearer-token authentication, JSON-only content
- * negotiation, URL routing to discovery, the resource API and watches. */
+ * negotiation, URL routing to discovery, the resource API and watches;
+ * the request-level faults (latency, 429, 5xx, a stopped server). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
@@ -135,6 +137,52 @@ static bool json_acceptable(const char *accept)
     return strstr(accept, "json") || strstr(accept, "*/*");
 }
 
+/* --fault-429 and --fault-500 on a share of resource requests: true
+ * with the answer sent. */
+static bool inject(struct MHD_Connection *c, const struct emu_req *r,
+                   enum MHD_Result *ret)
+{
+    const char *res = emu_kinds[r->kind].resource;
+    const char *verb = r->watch ? "watch" : r->method;
+    if (emu_fault_spared())
+        return false;
+    if (emu_fault_draw(emu_faults.too_many_ppm)) {
+        struct emu_err err = {0};
+        emu_err_set(&err, 429, "TooManyRequests", -1, "",
+                    "the server has received too many requests and has "
+                    "asked us to try again later (injected)");
+        struct json_object *s = emu_status_new(&err);
+        char *b = strdup(json_object_to_json_string_ext(s, EMU_JSON));
+        json_object_put(s);
+        struct MHD_Response *mr = MHD_create_response_from_buffer(
+            strlen(b), b, MHD_RESPMEM_MUST_FREE);
+        if (!mr) {
+            free(b);
+            *ret = MHD_NO;
+            return true;
+        }
+        MHD_add_response_header(mr, "Content-Type", "application/json");
+        MHD_add_response_header(mr, "Retry-After", "1");
+        emu_fault_audit("429", verb, res, r->ns, r->name, r->user,
+                        r->user_agent, 429);
+        *ret = MHD_queue_response(c, 429, mr);
+        MHD_destroy_response(mr);
+        return true;
+    }
+    if (emu_fault_draw(emu_faults.server_error_ppm)) {
+        bool unavailable = emu_fault_random() & 1;
+        int code = unavailable ? 503 : 500;
+        emu_fault_audit(unavailable ? "503" : "500", verb, res, r->ns, r->name,
+                        r->user, r->user_agent, code);
+        *ret = send_status(c, code,
+                           unavailable ? "ServiceUnavailable" : "InternalError",
+                           "an error on the server (injected) has prevented "
+                           "the request from succeeding");
+        return true;
+    }
+    return false;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
                                const char *url, const char *method,
                                const char *version, const char *data,
@@ -143,6 +191,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
     struct upload *up = *con_cls;
     char *body = NULL, segbuf[1024];
     int code;
+    if (emu_faults.down)
+        return MHD_NO; /* stopped (SIGUSR1): the connection is closed */
     if (!up) {
         *con_cls = up = calloc(1, sizeof(*up));
         return up ? MHD_YES : MHD_NO;
@@ -165,6 +215,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
                   !strcmp(url, "/livez") || !strcmp(url, "/readyz");
     if (!user && !public)
         return send_status(c, 401, "Unauthorized", "Unauthorized");
+    emu_fault_set_client(user);
+    if (emu_faults.latency_ms > 0 && !emu_fault_spared()) {
+        /* Only this connection's thread waits. */
+        struct timespec ts = {emu_faults.latency_ms / 1000,
+                              (long)(emu_faults.latency_ms % 1000) * 1000000};
+        nanosleep(&ts, NULL);
+        emu_fault_audit("latency", method, NULL, NULL, url, user, NULL, 0);
+    }
     if (!json_acceptable(accept))
         return send_status(c, 406, "NotAcceptable",
                            "only application/json is served");
@@ -200,6 +258,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
     if (route(url, &r, segbuf, sizeof(segbuf)) < 0)
         return send_status(c, 404, "NotFound",
                            "the server could not find the requested resource");
+    enum MHD_Result injected;
+    if (inject(c, &r, &injected))
+        return injected;
     struct emu_resp resp = {0};
     if (r.watch && !strcmp(method, "GET") && !r.name && !r.sub) {
         struct emu_watch *w = emu_watch_new(&r, &resp);
@@ -235,6 +296,13 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
     *con_cls = NULL;
 }
 
+/* While stopped (SIGUSR1) no connection is taken. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
+                                     socklen_t len)
+{
+    return emu_faults.down ? MHD_NO : MHD_YES;
+}
+
 int emu_http_start(const char *host, int port, bool tls, const char *cert,
                    const char *key, struct MHD_Daemon **ret_d, int *ret_port)
 {
@@ -250,12 +318,12 @@ int emu_http_start(const char *host, int port, bool tls, const char *cert,
         flags |= MHD_USE_TLS;
     if (tls)
         d = MHD_start_daemon(
-            flags, 0, NULL, NULL, handler, NULL, MHD_OPTION_SOCK_ADDR, &sa,
-            MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+            flags, 0, accept_policy, NULL, handler, NULL, MHD_OPTION_SOCK_ADDR,
+            &sa, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
             MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
             MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
     else
-        d = MHD_start_daemon(flags, 0, NULL, NULL, handler, NULL,
+        d = MHD_start_daemon(flags, 0, accept_policy, NULL, handler, NULL,
                              MHD_OPTION_SOCK_ADDR, &sa,
                              MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
                              MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);

@@ -112,7 +112,16 @@ static void set_status(struct json_object *pod, bool done)
         json_object_array_add(cs, s);
     }
     json_object_object_add(st, "containerStatuses", cs);
-    emu_store_update(emu_k("pods"), n, "*", &out, &err);
+    char ns[256], name[256];
+    /* Copied: the update replaces the pod. */
+    snprintf(ns, sizeof(ns), "%s",
+             emu_path_str(pod, "metadata.namespace")
+                 ? emu_path_str(pod, "metadata.namespace")
+                 : "");
+    snprintf(name, sizeof(name), "%s", emu_path_str(pod, "metadata.name"));
+    if (emu_store_update(emu_k("pods"), n, "*", &out, &err) == 0 && done)
+        /* The pod's requests are free again: the audit says when. */
+        emu_audit_internal("complete", "pods", ns, name, "system:node:kubelet");
 }
 
 void emu_kubelet_tick(void)

@@ -5,9 +5,12 @@
  *                 [--tls] [--time-scale N] [--token NAME:SECRET]...
  *                 [--watch-window N] [--bookmark-ms MS] [--openapi-dir DIR]
  *
+ *                 [--seed N] [--fault-* ...] [--fault-spare NAME]
+ *
  * PORT 0 picks a free port. The kubeconfig is written (atomically) once the
  * server listens: the real URL and a bearer token, one context per token.
- * It runs until SIGTERM or SIGINT. */
+ * It runs until SIGTERM or SIGINT. SIGUSR1 stops serving (every connection
+ * refused or closed, the state kept), SIGUSR2 serves again. */
 #include <errno.h>
 #include <getopt.h>
 #include <sched.h>
@@ -33,6 +36,17 @@ static void on_signal(int sig)
     stop = 1;
 }
 
+/* Counts the changes, so that the main loop audits each one even when
+ * a stop is shorter than its pass. */
+static void on_down_up(int sig)
+{
+    int down = sig == SIGUSR1;
+    if (emu_faults.down != down) {
+        emu_faults.down = down;
+        emu_faults.flips++;
+    }
+}
+
 /* Waits for a change or ms, emu.lock held. */
 static void wait_ms(int64_t ms)
 {
@@ -54,7 +68,43 @@ static void usage(FILE *f)
             "         [--audit FILE] [--kubelet] [--controllers job,jobset]\n"
             "         [--tls] [--time-scale N] [--token NAME:SECRET]...\n"
             "         [--watch-window N] [--bookmark-ms MS] "
-            "[--openapi-dir DIR]\n");
+            "[--openapi-dir DIR]\n"
+            "         [--seed N] [--fault-drop-watch P] [--fault-410 P]\n"
+            "         [--fault-duplicate P] [--fault-429 P] [--fault-500 P]\n"
+            "         [--fault-latency-ms N] [--fault-bind-504 P]\n"
+            "         [--fault-malformed[=P]] [--fault-spare NAME]\n"
+            "\n"
+            "Faults (P: a share, 0 to 1; each injected fault is one audit "
+            "line,\n"
+            "verb \"fault\"; draws come from --seed, default 1):\n"
+            "  --fault-drop-watch P  cut P of the watch streams at a random "
+            "byte\n"
+            "                        (mid-line included) in their first 16 "
+            "KiB\n"
+            "  --fault-410 P         answer P of the watches 410 Gone, or an "
+            "ERROR\n"
+            "                        event with 410 Expired\n"
+            "  --fault-duplicate P   send P of the watch events twice\n"
+            "  --fault-429 P         answer P of the requests 429 with "
+            "Retry-After: 1\n"
+            "  --fault-500 P         answer P of the requests 500 or 503\n"
+            "  --fault-latency-ms N  add N ms to every request (that "
+            "connection's\n"
+            "                        thread waits, no other)\n"
+            "  --fault-bind-504 P    apply P of the bindings, then answer "
+            "504\n"
+            "  --fault-malformed[=P] serve P (default 0.02) of the pods "
+            "broken in\n"
+            "                        lists, gets and watches: absurd or "
+            "negative\n"
+            "                        quantities, wrong types, a 256 KiB "
+            "label,\n"
+            "                        deep nesting (the same pods every time)\n"
+            "  --fault-spare NAME    no fault for the token NAME (a test's "
+            "own client)\n"
+            "  SIGUSR1 / SIGUSR2     stop serving (refuse and close every "
+            "connection,\n"
+            "                        keep the state) / serve again\n");
 }
 
 static int add_token(const char *name, const char *secret)
@@ -226,6 +276,16 @@ int main(int argc, char **argv)
         {"watch-window", required_argument, NULL, 'w'},
         {"bookmark-ms", required_argument, NULL, 'b'},
         {"openapi-dir", required_argument, NULL, 'o'},
+        {"seed", required_argument, NULL, 'S'},
+        {"fault-drop-watch", required_argument, NULL, 'D'},
+        {"fault-410", required_argument, NULL, 'G'},
+        {"fault-duplicate", required_argument, NULL, 'U'},
+        {"fault-429", required_argument, NULL, 'R'},
+        {"fault-500", required_argument, NULL, 'E'},
+        {"fault-latency-ms", required_argument, NULL, 'L'},
+        {"fault-bind-504", required_argument, NULL, 'B'},
+        {"fault-malformed", optional_argument, NULL, 'M'},
+        {"fault-spare", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -240,7 +300,9 @@ int main(int argc, char **argv)
     emu.bookmark_ms = 1000;
     if (getenv("ORDO_EMU_TIME_SCALE"))
         emu.time_scale = strtoll(getenv("ORDO_EMU_TIME_SCALE"), NULL, 10);
-    while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    uint64_t seed = 1;
+    int opt_index = 0;
+    while ((opt = getopt_long(argc, argv, "h", opts, &opt_index)) != -1) {
         switch (opt) {
         case 'l':
             listen = optarg;
@@ -291,6 +353,57 @@ int main(int argc, char **argv)
         case 'o':
             openapi = optarg;
             break;
+        case 'S': {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (errno || end == optarg || *end) {
+                fprintf(stderr, "ordo-kube-emu: --seed %s: want a number\n",
+                        optarg);
+                return 2;
+            }
+            seed = v;
+            break;
+        }
+        case 'D':
+        case 'G':
+        case 'U':
+        case 'R':
+        case 'E':
+        case 'B':
+        case 'M': {
+            uint32_t *share = opt == 'D'   ? &emu_faults.drop_watch_ppm
+                              : opt == 'G' ? &emu_faults.gone_ppm
+                              : opt == 'U' ? &emu_faults.duplicate_ppm
+                              : opt == 'R' ? &emu_faults.too_many_ppm
+                              : opt == 'E' ? &emu_faults.server_error_ppm
+                              : opt == 'B' ? &emu_faults.bind_timeout_ppm
+                                           : &emu_faults.malformed_ppm;
+            const char *v = optarg ? optarg : "0.02";
+            if (emu_fault_parse_share(v, share) < 0) {
+                fprintf(stderr,
+                        "ordo-kube-emu: --%s %s: want a share from 0 to 1\n",
+                        opts[opt_index].name, v);
+                return 2;
+            }
+            break;
+        }
+        case 'L': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 0 || v > 600000) {
+                fprintf(stderr,
+                        "ordo-kube-emu: --fault-latency-ms %s: want 0 to "
+                        "600000\n",
+                        optarg);
+                return 2;
+            }
+            emu_faults.latency_ms = v;
+            break;
+        }
+        case 'P':
+            emu_faults.spare = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -323,6 +436,7 @@ int main(int argc, char **argv)
         }
         free(given);
     }
+    emu_fault_seed(seed);
     emu_discovery_set_openapi_dir(openapi);
     if (emu_store_init((size_t)window) < 0) {
         fprintf(stderr, "ordo-kube-emu: out of memory\n");
@@ -339,6 +453,8 @@ int main(int argc, char **argv)
                         "certificate\n");
         goto out;
     }
+    signal(SIGUSR1, on_down_up);
+    signal(SIGUSR2, on_down_up);
     int r = emu_http_start(host, port, tls, cert, key, &d, &port);
     if (r < 0) {
         fprintf(stderr, "ordo-kube-emu: --listen %s: %s\n", listen,
@@ -355,10 +471,18 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
     signal(SIGPIPE, SIG_IGN);
+    int audited_flips = 0;
     pthread_mutex_lock(&emu.lock);
     int64_t seen = -1, ctrl_seen = -1, last_pass = 0;
     int pods = emu_k("pods"), jobs = emu_k("jobs"), jobsets = emu_k("jobsets");
     while (!stop) {
+        while (audited_flips != emu_faults.flips) {
+            /* Flips alternate, from up. Watches waiting in their reader
+             * notice and end. */
+            emu_fault_audit(audited_flips++ % 2 ? "up" : "down", NULL, NULL,
+                            NULL, NULL, NULL, NULL, 0);
+            pthread_cond_broadcast(&emu.changed);
+        }
         /* The controllers look again only when what they read changed. */
         int64_t ctrl = emu.last_change[pods];
         if (emu.last_change[jobs] > ctrl)

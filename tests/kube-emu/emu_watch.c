@@ -2,7 +2,9 @@
  * ring, filtered by namespace and selectors (an object that stops
  * matching is DELETED for that watch, as the real watch cache does),
  * BOOKMARKs when idle, and a 410 ERROR event when the asked version is
- * older than the ring keeps. The stream ends at timeoutSeconds. */
+ * older than the ring keeps. The stream ends at timeoutSeconds. Faults
+ * (emu_fault.c): a stream cut at a random byte, an injected 410, events
+ * sent twice. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@ struct emu_watch {
     int64_t cursor;
     int64_t deadline_ms; /* 0: none */
     int64_t last_write_ms;
+    int64_t cut_at, sent; /* --fault-drop-watch: bytes before the cut; -1 */
     char *buf;
     size_t len, off, cap;
 };
@@ -45,7 +48,10 @@ static void put_event(struct emu_watch *w, const char *type,
                       struct json_object *obj)
 {
     struct json_object *ev = json_object_new_object();
-    if (w->table && strcmp(type, "ERROR") && strcmp(type, "BOOKMARK")) {
+    bool object = strcmp(type, "ERROR") && strcmp(type, "BOOKMARK");
+    if (object)
+        obj = emu_fault_malform(w->kind, obj);
+    if (w->table && object) {
         struct json_object *t = emu_table_new(w->kind, &obj, 1, NULL, NULL);
         json_object_put(obj);
         obj = t;
@@ -53,6 +59,13 @@ static void put_event(struct emu_watch *w, const char *type,
     json_object_object_add(ev, "type", json_object_new_string(type));
     json_object_object_add(ev, "object", obj);
     put(w, json_object_to_json_string_ext(ev, EMU_JSON));
+    if (object && !emu_fault_spared() &&
+        emu_fault_draw(emu_faults.duplicate_ppm)) {
+        put(w, json_object_to_json_string_ext(ev, EMU_JSON));
+        emu_fault_audit("duplicate", "watch", emu_kinds[w->kind].resource,
+                        emu_path_str(obj, "metadata.namespace"),
+                        emu_path_str(obj, "metadata.name"), NULL, NULL, 0);
+    }
     json_object_put(ev);
 }
 
@@ -159,6 +172,33 @@ struct emu_watch *emu_watch_new(const struct emu_req *r, struct emu_resp *resp)
         if (rv < emu_store_oldest())
             put_gone(w, rv);
     }
+    if (!w->ended && !emu_fault_spared() &&
+        emu_fault_draw(emu_faults.gone_ppm)) {
+        /* As if the asked version had left the window: half of the time
+         * an answer 410, half an ERROR event on an open stream. */
+        emu_fault_audit("410", "watch", emu_kinds[r->kind].resource, r->ns,
+                        NULL, r->user, r->user_agent, 410);
+        if (emu_fault_random() & 1) {
+            pthread_mutex_unlock(&emu.lock);
+            emu_err_set(&err, 410, "Expired", -1, "",
+                        "too old resource version: %s (injected)",
+                        r->rv ? r->rv : "0");
+            resp->code = 410;
+            struct json_object *s = emu_status_new(&err);
+            resp->body = strdup(json_object_to_json_string_ext(s, EMU_JSON));
+            json_object_put(s);
+            emu_watch_free(w);
+            return NULL;
+        }
+        w->len = w->off = 0;
+        put_gone(w, w->cursor);
+    }
+    w->cut_at = -1;
+    if (!emu_fault_spared() && emu_fault_draw(emu_faults.drop_watch_ppm)) {
+        w->cut_at = (int64_t)(emu_fault_random() % 16384);
+        emu_fault_audit("drop-watch", "watch", emu_kinds[r->kind].resource,
+                        r->ns, NULL, r->user, r->user_agent, 0);
+    }
     pthread_mutex_unlock(&emu.lock);
     return w;
 }
@@ -210,7 +250,7 @@ ssize_t emu_watch_read(struct emu_watch *w, char *buf, size_t max)
     pthread_mutex_lock(&emu.lock);
     while (w->off == w->len) {
         w->off = w->len = 0;
-        if (w->ended || emu.stopping)
+        if (w->ended || emu.stopping || emu_faults.down)
             break;
         collect(w);
         if (w->len)
@@ -231,14 +271,23 @@ ssize_t emu_watch_read(struct emu_watch *w, char *buf, size_t max)
         pthread_cond_timedwait(&emu.changed, &emu.lock, &ts);
     }
     ssize_t n;
+    if (w->cut_at >= 0 && w->sent >= w->cut_at) {
+        /* The cut: the connection ends without the stream's end, at any
+         * byte, mid-line included. */
+        pthread_mutex_unlock(&emu.lock);
+        return -1;
+    }
     if (w->off < w->len) {
         size_t c = w->len - w->off < max ? w->len - w->off : max;
+        if (w->cut_at >= 0 && (int64_t)c > w->cut_at - w->sent)
+            c = (size_t)(w->cut_at - w->sent);
+        w->sent += (int64_t)c;
         memcpy(buf, w->buf + w->off, c);
         w->off += c;
         w->last_write_ms = emu_now_ms();
         n = (ssize_t)c;
     } else {
-        n = emu.stopping ? -1 : 0;
+        n = emu.stopping || emu_faults.down ? -1 : 0;
     }
     pthread_mutex_unlock(&emu.lock);
     return n;

@@ -9,7 +9,7 @@ tests_kube_emu_ordo_kube_emu_SOURCES = tests/kube-emu/emu.h \
 	tests/kube-emu/emu_patch.c tests/kube-emu/emu_table.c \
 	tests/kube-emu/emu_discovery.c tests/kube-emu/emu_ctrl.c \
 	tests/kube-emu/emu_kubelet.c tests/kube-emu/emu_audit.c \
-	tests/kube-emu/emu_util.c
+	tests/kube-emu/emu_util.c tests/kube-emu/emu_fault.c
 tests_kube_emu_ordo_kube_emu_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DEMU_OPENAPI_DIR='"$(abs_top_srcdir)/tests/kube-emu/openapi"'
 tests_kube_emu_ordo_kube_emu_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
@@ -17,7 +17,7 @@ tests_kube_emu_ordo_kube_emu_LDADD = core/libordo-core.la $(JSONC_LIBS) \
 	$(MHD_LIBS) $(LIBS) -lpthread
 
 KUBE_EMU_TESTS = tests/kube-emu/test_emu_kubectl.sh \
-	tests/kube-emu/test_emu_python.py
+	tests/kube-emu/test_emu_python.py tests/kube-emu/test_emu_faults.py
 TESTS += $(KUBE_EMU_TESTS)
 EXTRA_DIST += $(KUBE_EMU_TESTS) tests/kube-emu/lib_emu.sh \
 	tests/kube-emu/lib_quickstart.sh \
