@@ -13,6 +13,7 @@ UNIT_TESTS = \
 	tests/unit/test_manifest_check \
 	tests/unit/test_log \
 	tests/unit/test_config \
+	tests/unit/test_queue_rule \
 	tests/unit/test_sim_output \
 	tests/unit/test_sim_check \
 	tests/unit/test_cluster_scale \
@@ -94,6 +95,9 @@ tests_unit_test_decode_time_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_log_SOURCES = tests/unit/test_log.c
 tests_unit_test_log_LDADD = $(UNIT_LDADD)
 tests_unit_test_log_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_queue_rule_SOURCES = tests/unit/test_queue_rule.c
+tests_unit_test_queue_rule_LDADD = $(UNIT_LDADD)
+tests_unit_test_queue_rule_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_config_SOURCES = tests/unit/test_config.c \
 	sched/host/sched_config.c sched/host/sched_config.h
 tests_unit_test_config_LDADD = $(UNIT_LDADD)
