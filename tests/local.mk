@@ -23,6 +23,7 @@ UNIT_TESTS = \
 	tests/unit/test_kube_evict \
 	tests/unit/test_kube_status \
 	tests/unit/test_kube_writes \
+	tests/unit/test_kube_webhook \
 	tests/unit/test_krequest \
 	tests/unit/test_kinformer \
 	tests/unit/test_kube_backend \
@@ -169,6 +170,9 @@ tests_unit_test_kube_status_SOURCES = tests/unit/test_kube_status.c \
 	tests/unit/kube_status_helpers.h $(EVENTS_TEST_SRCS)
 tests_unit_test_kube_status_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_kube_status_CFLAGS = $(KUBE_STATUS_CFLAGS)
+tests_unit_test_kube_webhook_SOURCES = tests/unit/test_kube_webhook.c
+tests_unit_test_kube_webhook_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS) $(JSONC_LIBS)
+tests_unit_test_kube_webhook_CFLAGS = $(KUBE_STATUS_CFLAGS)
 tests_unit_test_kube_writes_SOURCES = tests/unit/test_kube_writes.c \
 	tests/unit/kube_status_helpers.h $(EVENTS_TEST_SRCS)
 tests_unit_test_kube_writes_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
