@@ -39,6 +39,9 @@ enum {
     OPT_LISTEN,
     OPT_LISTEN_CERT,
     OPT_LISTEN_KEY,
+    OPT_WEBHOOK_LISTEN,
+    OPT_WEBHOOK_CERT,
+    OPT_WEBHOOK_KEY,
     OPT_NO_PROGRESS,
     OPT_SIM_CHECK,
     OPT_CYCLE_TIMEOUT,
@@ -116,6 +119,11 @@ static void usage(FILE *out)
         "/queues there\n"
         "  --listen-cert FILE, --listen-key FILE\n"
         "                        serve them over HTTPS (PEM files)\n"
+        "  --webhook-listen HOST:PORT, --webhook-cert FILE, --webhook-key "
+        "FILE\n"
+        "                        serve the pod webhook there (HTTPS; the "
+        "files are\n"
+        "                        read again when they change)\n"
         "\n"
         "Options:\n"
         "  --config FILE         scheduler configuration "
@@ -363,7 +371,9 @@ static int run_cluster(const struct options *o, const struct sched_config *cfg,
 {
     (void)paths;
     (void)n;
-    return kube_daemon_run(cfg, plugins, &o->kube_opt);
+    struct kube_daemon_options ko = o->kube_opt;
+    ko.obs.webhook_rule = &cfg->pod_defaulting; /* the webhook's rule */
+    return kube_daemon_run(cfg, plugins, &ko);
 }
 
 /* "-v" last or before another option means -v 1 ("--list-plugins -v"):
@@ -414,6 +424,9 @@ int main(int argc, char **argv)
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"listen-cert", required_argument, NULL, OPT_LISTEN_CERT},
         {"listen-key", required_argument, NULL, OPT_LISTEN_KEY},
+        {"webhook-listen", required_argument, NULL, OPT_WEBHOOK_LISTEN},
+        {"webhook-cert", required_argument, NULL, OPT_WEBHOOK_CERT},
+        {"webhook-key", required_argument, NULL, OPT_WEBHOOK_KEY},
         {"burst", required_argument, NULL, OPT_BURST},
         {"v", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -542,6 +555,15 @@ int main(int argc, char **argv)
             break;
         case OPT_LISTEN_KEY:
             o.kube_opt.obs.key_file = optarg;
+            break;
+        case OPT_WEBHOOK_LISTEN:
+            o.kube_opt.obs.webhook_listen = optarg;
+            break;
+        case OPT_WEBHOOK_CERT:
+            o.kube_opt.obs.webhook_cert = optarg;
+            break;
+        case OPT_WEBHOOK_KEY:
+            o.kube_opt.obs.webhook_key = optarg;
             break;
         case OPT_QPS:
         case OPT_BURST: {

@@ -417,7 +417,8 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_backend_line.sh tests/cli/test_checks.sh \
 	tests/cli/test_explain.sh tests/cli/test_validate.sh \
 	tests/cli/test_kube_e2e.sh tests/cli/test_kube_cli.sh \
-	tests/cli/test_kube_restart.sh tests/cli/test_obs.sh
+	tests/cli/test_kube_restart.sh tests/cli/test_obs.sh \
+	tests/cli/test_webhook.sh
 # scripts/demo --kube on this build tree.
 CLI_TESTS += tests/cli/test_demo_kube.sh
 TESTS += $(UNIT_TESTS) tests/abi/test_abi $(PLUGIN_TESTS) $(CLI_TESTS)
