@@ -272,17 +272,17 @@ static int validate(const struct options *o, char **paths, int n)
     struct manifest_set set;
     size_t by_kind[OBJ_KIND_MAX] = {0};
     size_t config_errors = 0, config_warnings = 0;
+    /* Kept for its podDefaulting, which the checks apply. */
+    struct sched_config cfg;
+    config_init_defaults(&cfg);
     if (o->config) {
-        struct sched_config cfg;
         struct err e;
-        config_init_defaults(&cfg);
         if (config_load_checked(&cfg, o->config, o->strict,
                                 print_config_warning, &config_warnings,
                                 &e) < 0) {
             fprintf(stderr, "%s\n", e.msg);
             config_errors = 1;
         }
-        config_release(&cfg);
     }
     manifest_set_init(&set);
     set.on_note = print_error; /* a report of an earlier run, skipped */
@@ -296,7 +296,8 @@ static int validate(const struct options *o, char **paths, int n)
     }
     /* Across objects, once each decoded (a reference to one that did not
      * would only repeat its error). */
-    struct manifest_check_opts copts = {.strict = o->strict};
+    struct manifest_check_opts copts = {.strict = o->strict,
+                                        .rule = &cfg.pod_defaulting};
     struct manifest_check_counts counts = {0};
     if (set.n_errors == 0 &&
         manifest_check(&set, &copts, print_finding, NULL, &counts) < 0)
@@ -313,6 +314,7 @@ static int validate(const struct options *o, char **paths, int n)
            set.n_warnings + counts.n_warnings + config_warnings);
     int rc = set.n_errors || config_errors || counts.n_errors ? 1 : 0;
     manifest_set_release(&set);
+    config_release(&cfg);
     return rc;
 }
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# test_webhook.sh - the pod webhook (--webhook-listen) of ordo-scheduler
+# test_webhook.sh - Kueue's rule (podDefaulting) in the simulator: the
+# kueue-style-defaulting scenario's report names what it leaves out
+# (leftOut). Then the pod webhook (--webhook-listen) of ordo-scheduler
 # against the API-server emulator: AdmissionReviews POSTed over TLS (curl,
 # openssl-made certificates) for a labelled pod, a pod of a labelled Job
 # whose pods are Ordo's, a pod of one whose pods are not, an unlabelled pod,
@@ -17,8 +19,26 @@ plugins=${ORDO_BUILD_PLUGIN_DIR:?ORDO_BUILD_PLUGIN_DIR not set}
 check_grep=-E
 . "$(dirname "$0")/lib.sh"
 
-emu=$build/tests/kube-emu/ordo-kube-emu
+src=${ORDO_SRCDIR:?ORDO_SRCDIR not set}
 py=/usr/bin/python3
+sc=$src/tests/scenarios/kueue-style-defaulting
+rep=$(mktemp)
+"$bin" --sim "$sc/input" --config "$sc/config.yaml" --plugin-dir "$plugins" \
+    --no-progress --report "$rep" >/dev/null 2>&1
+check "sim: leftOut names the two left out" 0 \
+    '^Job team-a/gang main its spec.template.spec.schedulerName is "volcano"; Job legacy/old-report main its namespace legacy is not selected by managedJobsNamespaceSelector$' \
+    -- "$py" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("; ".join("%s %s/%s %s %s" % (x["kind"], x["namespace"], x["name"],
+      x["queue"], x["reason"]) for x in d["leftOut"]))' "$rep"
+check "sim: the report without config leaves legacy in" 0 '^team-a/gang$' -- bash -c '
+"$1" --sim "$2/input" --plugin-dir "$3" --no-progress --report "$4" >/dev/null 2>&1
+"$5" -c "import json,sys; print(\" \".join(x[\"namespace\"]+\"/\"+x[\"name\"] for x in json.load(open(sys.argv[1]))[\"leftOut\"]))" "$4"' \
+    _ "$bin" "$sc" "$plugins" "$rep" "$py"
+rm -f "$rep"
+
+emu=$build/tests/kube-emu/ordo-kube-emu
 kubectl=${KUBECTL:-$(command -v kubectl || true)}
 if [ ! -x "$emu" ] || [ -z "$kubectl" ] || ! command -v curl >/dev/null ||
     ! command -v openssl >/dev/null; then
