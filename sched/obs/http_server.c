@@ -173,13 +173,19 @@ static enum MHD_Result post(struct http_server *h, struct MHD_Connection *c,
     if (*size) {
         size_t n = *size;
         *size = 0;
-        if (u->too_big)
-            return MHD_YES;
-        if (n > h->o.max_body - u->n) {
-            u->too_big = true; /* the rest is read and dropped */
-            free(u->buf);
-            u->buf = NULL;
-            return MHD_YES;
+        /* Past the bound (a chunked body: a declared length is refused
+         * at the headers) the rest is dropped to answer 413, up to as
+         * much again, then the connection is closed: MHD sends no answer
+         * before the body is read. */
+        if (u->too_big || n > h->o.max_body - u->n) {
+            if (!u->too_big) {
+                free(u->buf);
+                u->buf = NULL;
+                u->cap = 0;
+                u->too_big = true;
+            }
+            u->n += n;
+            return u->n > 2 * h->o.max_body ? MHD_NO : MHD_YES;
         }
         if (u->n + n > u->cap) {
             size_t cap = u->cap ? u->cap : 16384;
@@ -231,6 +237,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
     (void)version;
     if (!*con_cls) {
         /* The first call has only the headers: say we go on. */
+        const char *cl =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        if (h->o.post && strcmp(method, "POST") == 0 && cl &&
+            strtoull(cl, NULL, 10) > h->o.max_body)
+            return text(c, MHD_HTTP_CONTENT_TOO_LARGE,
+                        "request body over %zu bytes\n", h->o.max_body);
         if (h->o.post && strcmp(method, "POST") == 0) {
             struct upload *u = calloc(1, sizeof(*u));
             if (!u)

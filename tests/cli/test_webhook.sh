@@ -201,6 +201,15 @@ printf '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
 check "labels not a map: 400 naming the field" 0 "^400 request.object.metadata.labels: expected a map" -- post "$tmp/bad2.json"
 head -c $((5 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$tmp/big.json"
 check "body over the bound: 413" 0 "^413" -- post "$tmp/big.json"
+check "chunked body over the bound: 413" 0 "^413$" -- curl -s --cacert "$tmp/cert.pem" \
+    -H 'Transfer-Encoding: chunked' --data-binary "@$tmp/big.json" \
+    -o /dev/null -w '%{http_code}\n' "$url"
+head -c $((9 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
+cut_off() {
+    ! curl -sf --cacert "$tmp/cert.pem" -H 'Transfer-Encoding: chunked' \
+        --data-binary "@$tmp/huge.json" -o /dev/null "$url"
+}
+check "chunked body over twice the bound: cut off" 0 "" -- cut_off
 check "GET: 405" 0 "^405$" -- curl -s --cacert "$tmp/cert.pem" -o /dev/null \
     -w '%{http_code}\n' "$url"
 plain_refused() { ! curl -sf -o /dev/null --max-time 5 "$1"; }
