@@ -454,12 +454,12 @@ LAYERS_ALL_CPPFLAGS = $(filter-out -D%,$(AM_CPPFLAGS))
 # tests/fuzz/artifacts/<target>/; full logs are in tests/fuzz/logs/.
 # FUZZ_TARGETS="sim decode" runs some.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = quantity doc decode config sim
+FUZZ_TARGETS = quantity doc decode config sim webhook
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS = -g -O1 $(FUZZ_SAN) $(AM_CPPFLAGS) -I$(top_builddir) \
 	-DORDO_FUZZ_PLUGIN_DIR='"$(abs_top_builddir)/tests/fuzz/plugins"' \
-	$(YAML_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS)
+	$(YAML_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS) $(INC_OBS) $(MHD_CFLAGS)
 FUZZ_LIB_SRCS = $(filter %.c,$(core_libordo_core_la_SOURCES) \
 	$(ORDO_SCHED_SRCS))
 FUZZ_OBJS = $(patsubst %.c,tests/fuzz/obj/%.o,$(FUZZ_LIB_SRCS))
@@ -518,7 +518,8 @@ CLEANFILES += $(addprefix tests/fuzz/fuzz_,$(FUZZ_TARGETS))
 # clang. `make fuzz-pending` replays tests/fuzz/pending/<target>/, inputs
 # whose bug is not fixed yet; once it passes, move them to regress/.
 FUZZ_REPLAY = tests/fuzz/replay_quantity tests/fuzz/replay_doc \
-	tests/fuzz/replay_decode tests/fuzz/replay_config tests/fuzz/replay_sim
+	tests/fuzz/replay_decode tests/fuzz/replay_config tests/fuzz/replay_sim \
+	tests/fuzz/replay_webhook
 check_PROGRAMS += $(FUZZ_REPLAY)
 TESTS += $(FUZZ_REPLAY)
 FUZZ_REPLAY_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_SRCDIR='"$(abs_top_srcdir)"'
@@ -549,6 +550,12 @@ tests_fuzz_replay_sim_SOURCES = tests/fuzz/replay_main.c tests/fuzz/fuzz_sim.c
 tests_fuzz_replay_sim_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_TARGET='"sim"'
 tests_fuzz_replay_sim_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
 tests_fuzz_replay_sim_LDADD = sched/libordo-sched.la $(LIBS)
+tests_fuzz_replay_webhook_SOURCES = tests/fuzz/replay_main.c \
+	tests/fuzz/fuzz_webhook.c
+tests_fuzz_replay_webhook_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) \
+	-DFUZZ_TARGET='"webhook"'
+tests_fuzz_replay_webhook_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
+tests_fuzz_replay_webhook_LDADD = sched/libordo-sched.la $(LIBS) $(JSONC_LIBS)
 fuzz-pending: $(FUZZ_REPLAY) $(plugin_LTLIBRARIES)
 	@rc=0; for t in $(FUZZ_TARGETS); do \
 	  for f in $(top_srcdir)/tests/fuzz/pending/$$t/*; do \

@@ -327,6 +327,10 @@ static void test_malformed(void **state)
                        "\"AdmissionReview\"}";
     bad(v1b1, strlen(v1b1), "expected apiVersion admission.k8s.io/v1");
     bad("{\"apiVersion\":7}", 16, "apiVersion: expected a string");
+    /* What the review carried is echoed on one line (fuzz_webhook). */
+    const char *nl =
+        "{\"apiVersion\":\"a\nb\\u0007c\",\"kind\":\"AdmissionReview\"}";
+    bad(nl, strlen(nl), "got a?b?c AdmissionReview\n");
     const char *head = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":"
                        "\"AdmissionReview\"";
     char buf[1024];

@@ -27,6 +27,15 @@ struct review {
     char err[256]; /* why the review is malformed */
 };
 
+/* Control bytes of what a review carried become '?': messages are one
+ * line, in the answer and in the log. */
+static void one_line(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
 static int fail(struct review *rv, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -36,6 +45,7 @@ static int fail(struct review *rv, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(rv->err, sizeof(rv->err), fmt, ap);
     va_end(ap);
+    one_line(rv->err);
     return -EINVAL;
 }
 
@@ -51,6 +61,7 @@ static void say(struct review *rv, const char *fmt, ...)
     va_end(ap);
     snprintf(rv->out->what, sizeof(rv->out->what), "%s %s/%s: %s", rv->kind,
              rv->ns, rv->name, what);
+    one_line(rv->out->what);
 }
 
 /* The member path of o (NULL-terminated keys), or NULL. */
