@@ -395,6 +395,7 @@ static void default_one(struct checker *k, struct object *o, size_t index)
         set = jobset_of(k, job ? job : o, ns);
     struct queue_rule_subject sub;
     queue_rule_subject_of(o, find(k, OBJ_NAMESPACE, NULL, ns), job, set, &sub);
+    sub.default_queue = find(k, OBJ_LOCAL_QUEUE, ns, "default") != NULL;
     struct queue_rule_result res;
     queue_rule_decide(k->opts->rule, &sub, &res);
     const struct object *top = set ? set : job;

@@ -41,6 +41,8 @@ void queue_rule_decide(const struct queue_rule *r,
             break;
         }
     }
+    if (!ret->queue && s->default_queue)
+        ret->queue = "default"; /* Kueue's LocalQueueDefaulting */
     const char *sn = s->scheduler_name;
     bool absent = !sn || !*sn || strcmp(sn, "default-scheduler") == 0;
     ret->already = sn && strcmp(sn, QUEUE_RULE_SCHEDULER) == 0;

@@ -5,8 +5,9 @@
  *
  * An object is Ordo's when all of these hold:
  *   - a queue: the label kueue.x-k8s.io/queue-name on the object or on an
- *     owner of its chain (pod -> Job -> JobSet), the nearest one winning,
- *     or manageJobsWithoutQueueName;
+ *     owner of its chain (pod -> Job -> JobSet), the nearest one winning;
+ *     else the namespace's LocalQueue "default" when it exists (Kueue's
+ *     LocalQueueDefaulting); else manageJobsWithoutQueueName;
  *   - its namespace's labels match managedJobsNamespaceSelector (default,
  *     as Kueue's: kubernetes.io/metadata.name NotIn [kube-system, the
  *     scheduler's own namespace]); a namespace not known is judged by the
@@ -47,6 +48,7 @@ struct queue_rule_subject {
     const struct strmap *labels[QUEUE_RULE_MAX_CHAIN];
     /* The pod (template) schedulerName as written; NULL or "": absent. */
     const char *scheduler_name;
+    bool default_queue; /* a LocalQueue "default" exists in the namespace */
 };
 
 enum queue_rule_verdict {
@@ -58,7 +60,8 @@ enum queue_rule_verdict {
 
 struct queue_rule_result {
     enum queue_rule_verdict verdict;
-    const char *queue; /* the queue label's value, or NULL; not owned */
+    const char *queue; /* the queue label's value, "default" (the
+                          namespace's LocalQueue), or NULL; not owned */
     int queue_from;    /* index in labels[] it came from; -1: none */
     bool already;      /* MANAGED and schedulerName is Ordo's already */
 };

@@ -218,6 +218,14 @@ static void test_unlabelled_and_namespaces(void **state)
     free(p);
     p = answer(&w, "Pod", "CREATE", "other", pod, &out);
     assert_null(p);
+    /* No label, but the namespace has a LocalQueue "default". */
+    const char *bare = "{\"metadata\":{\"name\":\"b\"},\"spec\":{}}";
+    assert_null(answer(&w, "Pod", "CREATE", "ml", bare, &out));
+    fake_add(&f, OBJ_LOCAL_QUEUE, "ml", "default", NULL, NULL);
+    p = answer(&w, "Pod", "CREATE", "ml", bare, &out);
+    assert_non_null(p);
+    assert_non_null(strstr(out.what, "(queue default)"));
+    free(p);
     /* Updates and other kinds are never changed. */
     p = answer(&w, "Pod", "UPDATE", "ml", pod, &out);
     assert_null(p);

@@ -380,6 +380,33 @@ static void test_rule(void **state)
     assert_non_null(strstr(l.why, "kube-system"));
 }
 
+/* An unlabelled Job in a namespace with a LocalQueue "default" is Ordo's
+ * (Kueue's LocalQueueDefaulting), and queued there: nothing to say. */
+static void test_rule_default_queue(void **state)
+{
+    (void)state;
+    const char *yaml =
+        RF("default", "") CQ("cq", "") LQ("team", "default", "cq")
+            JOB("bare", "a: b", "default-scheduler", "");
+    struct manifest_set set;
+    struct queue_rule rule = {0};
+    struct manifest_check_opts opts = {.rule = &rule};
+    struct manifest_check_counts counts;
+    struct findings f = {0};
+    manifest_set_init(&set);
+    assert_int_equal(
+        manifest_load_buffer(&set, yaml, strlen(yaml), "test.yaml", NULL, NULL),
+        0);
+    assert_int_equal(manifest_check(&set, &opts, collect, &f, &counts), 0);
+    assert_int_equal(opts.n_defaulted, 1);
+    assert_int_equal(f.n, 0);
+    for (size_t i = 0; i < set.n; i++)
+        if (set.objects[i]->kind == OBJ_JOB)
+            assert_string_equal(queue_rule_spec(set.objects[i])->scheduler_name,
+                                "ordo-scheduler");
+    manifest_set_release(&set);
+}
+
 static void test_jobset_schedulers(void **state)
 {
     struct findings f;
@@ -524,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_jobset_schedulers),
         cmocka_unit_test(test_strict),
         cmocka_unit_test(test_rule),
+        cmocka_unit_test(test_rule_default_queue),
         cmocka_unit_test(test_whole_world),
         cmocka_unit_test(test_admission_check_decoding),
     };

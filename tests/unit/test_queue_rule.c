@@ -90,6 +90,30 @@ static void test_without_queue_name(void **state)
     assert_int_equal(decide(&r, &s), QUEUE_RULE_NAMESPACE);
 }
 
+/* Kueue's LocalQueueDefaulting: the namespace's LocalQueue "default". */
+static void test_default_queue(void **state)
+{
+    (void)state;
+    struct strmap none = {0};
+    struct queue_rule_subject s = {
+        .namespace_ = "ml", .labels = {&none}, .default_queue = true};
+    struct queue_rule_result res;
+    queue_rule_decide(NULL, &s, &res);
+    assert_int_equal(res.verdict, QUEUE_RULE_MANAGED);
+    assert_string_equal(res.queue, "default");
+    assert_int_equal(res.queue_from, -1);
+    /* A label wins over it. */
+    struct strmap_entry e = {Q, "team"};
+    struct strmap l = map1(&e);
+    s.labels[0] = &l;
+    queue_rule_decide(NULL, &s, &res);
+    assert_string_equal(res.queue, "team");
+    /* Not in a namespace the selector leaves out. */
+    s.labels[0] = &none;
+    s.namespace_ = "kube-system";
+    assert_int_equal(decide(NULL, &s), QUEUE_RULE_NAMESPACE);
+}
+
 static void test_default_namespaces(void **state)
 {
     (void)state;
@@ -194,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_queue_on_pod),
         cmocka_unit_test(test_queue_on_owner),
         cmocka_unit_test(test_without_queue_name),
+        cmocka_unit_test(test_default_queue),
         cmocka_unit_test(test_default_namespaces),
         cmocka_unit_test(test_selector),
         cmocka_unit_test(test_other_scheduler),

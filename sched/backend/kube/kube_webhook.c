@@ -258,6 +258,7 @@ static int decide(struct review *rv)
     if (set)
         s.labels[n++] = &set->meta.labels;
     const struct object *top = set ? set : job;
+    s.default_queue = cached(rv, OBJ_LOCAL_QUEUE, "default") != NULL;
 
     struct queue_rule_result res;
     queue_rule_decide(rv->w->rule, &s, &res);
