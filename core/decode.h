@@ -57,4 +57,14 @@ int decode_object(const struct doc_node *doc, const char *file,
  * (about 1678-2262) gives INT64_MIN or INT64_MAX. 0 or -EINVAL. */
 int decode_parse_time(const char *s, int64_t *ret_ns);
 
+struct arena;
+
+/* A metav1.LabelSelector read from n outside an object (a configuration
+ * field), its strings in a: unknown fields, a bad operator or label is an
+ * error "file:line: path.matchExpressions[0].operator: what", as in an
+ * object. 0, -EINVAL with e filled, or -ENOMEM. */
+int decode_selector(const struct doc_node *n, const char *file,
+                    const char *path, struct arena *a,
+                    struct label_selector *ret, struct err *e);
+
 #endif

@@ -239,6 +239,27 @@ int decode_label_selector(struct decode_ctx *c, const struct doc_node *n,
                                               &ret->n_exprs, &ret->exprs));
 }
 
+int decode_selector(const struct doc_node *n, const char *file,
+                    const char *path, struct arena *a,
+                    struct label_selector *ret, struct err *e)
+{
+    struct decode_ctx c = {.arena = a,
+                           .file = file ? file : "<input>",
+                           .strict = true,
+                           .check_known = true,
+                           .warn_is_error = true, /* as config fields */
+                           .err = e};
+    *ret = (struct label_selector){0};
+    size_t mark = decode_path_push(&c, path ? path : "selector");
+    int r = decode_want_map(&c, n);
+    if (r == 0)
+        r = decode_label_selector(&c, n, ret);
+    decode_path_pop(&c, mark);
+    if (r == -ENOMEM)
+        err_set(e, ENOMEM, "%s: out of memory", c.file);
+    return r;
+}
+
 int decode_node_selector(struct decode_ctx *c, const struct doc_node *n,
                          struct node_selector *ret)
 {

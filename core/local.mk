@@ -30,6 +30,7 @@ core_libordo_core_la_SOURCES = \
 	%reldir%/decode.c %reldir%/decode.h \
 	%reldir%/manifest.c %reldir%/manifest.h \
 	%reldir%/manifest_check.c %reldir%/manifest_check.h \
+	%reldir%/queue_rule.c %reldir%/queue_rule.h \
 	%reldir%/metrics.c %reldir%/metrics.h
 core_libordo_core_la_CPPFLAGS = $(ORDO_DEFS) -I$(top_srcdir)/core
 core_libordo_core_la_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS) $(JSONC_CFLAGS)

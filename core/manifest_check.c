@@ -21,9 +21,17 @@ struct ref {
     size_t index; /* in the set */
 };
 
+/* A queued object the rule leaves to another scheduler (queue NULL: not
+ * one). */
+struct left {
+    const char *queue;
+    enum queue_rule_verdict verdict;
+    const char *scheduler_name;
+};
+
 struct checker {
     const struct manifest_set *set;
-    const struct manifest_check_opts *opts;
+    struct manifest_check_opts *opts;
     manifest_check_fn fn;
     void *userdata;
     struct manifest_check_counts counts;
@@ -31,6 +39,7 @@ struct checker {
     size_t n_refs;
     unsigned char *cohort_state; /* per object: 0 new, 1 on path, 2 done */
     size_t *path;                /* cohorts on the walk (indexes) */
+    struct left *left;           /* per object: what the rule left out */
 };
 
 static int cmp_ref(const void *pa, const void *pb)
@@ -272,8 +281,14 @@ static void check_jobset_schedulers(struct checker *k, const struct object *o)
     }
 }
 
-static void check_workload(struct checker *k, const struct object *o)
+static void report_left(struct checker *k, const struct object *o,
+                        const struct left *l);
+
+static void check_workload(struct checker *k, const struct object *o,
+                           size_t index)
 {
+    if (k->left[index].queue)
+        report_left(k, o, &k->left[index]);
     const struct pod_spec *spec = NULL;
     const char *at = NULL;
     const struct owner_ref *own = object_meta_controller(&o->meta);
@@ -326,7 +341,7 @@ static void check_workload(struct checker *k, const struct object *o)
                "them%s",
                MANIFEST_CHECK_LABEL_QUEUE, ns, MANIFEST_CHECK_SCHEDULER,
                world_note(k));
-    if (lq && !ours)
+    if (lq && !ours && !k->opts->rule) /* else the rule said why */
         report(k, MANIFEST_WARNING, o,
                "metadata.labels[%s] is set, but %sschedulerName is \"%s\", "
                "not %s: %s or Kueue will handle it, not Ordo",
@@ -339,12 +354,114 @@ static void check_workload(struct checker *k, const struct object *o)
                MANIFEST_CHECK_LABEL_WPC, wpc, world_note(k));
 }
 
+/* ---- Kueue's rule: what the webhook would change ----------------------- */
+
+static void set_scheduler(struct object *o)
+{
+    if (o->kind == OBJ_POD)
+        o->u.pod.spec.scheduler_name = QUEUE_RULE_SCHEDULER;
+    if (o->kind == OBJ_JOB)
+        o->u.job.spec.template.spec.scheduler_name = QUEUE_RULE_SCHEDULER;
+    if (o->kind != OBJ_JOBSET)
+        return;
+    for (size_t i = 0; i < o->u.jobset.n_replicated_jobs; i++) {
+        struct pod_spec *t = &o->u.jobset.replicated_jobs[i].spec.template.spec;
+        if (!t->scheduler_name ||
+            strcmp(t->scheduler_name, "default-scheduler") == 0)
+            t->scheduler_name = QUEUE_RULE_SCHEDULER;
+    }
+}
+
+/* The JobSet a Job or pod belongs to: its controller, else the label. */
+static const struct object *jobset_of(const struct checker *k,
+                                      const struct object *o, const char *ns)
+{
+    const struct owner_ref *own = object_meta_controller(&o->meta);
+    if (own && strcmp(own->kind, "JobSet") == 0)
+        return find(k, OBJ_JOBSET, ns, own->name);
+    const char *n =
+        strmap_get(&o->meta.labels, "jobset.sigs.k8s.io/jobset-name");
+    return n ? find(k, OBJ_JOBSET, ns, n) : NULL;
+}
+
+static void default_one(struct checker *k, struct object *o, size_t index)
+{
+    const char *ns = o->meta.namespace_ ? o->meta.namespace_ : "default";
+    const struct owner_ref *own = object_meta_controller(&o->meta);
+    const struct object *job = NULL, *set = NULL;
+    if (o->kind == OBJ_POD && own && strcmp(own->kind, "Job") == 0)
+        job = find(k, OBJ_JOB, ns, own->name);
+    if (o->kind != OBJ_JOBSET)
+        set = jobset_of(k, job ? job : o, ns);
+    struct queue_rule_subject sub;
+    queue_rule_subject_of(o, find(k, OBJ_NAMESPACE, NULL, ns), job, set, &sub);
+    sub.default_queue = find(k, OBJ_LOCAL_QUEUE, ns, "default") != NULL;
+    struct queue_rule_result res;
+    queue_rule_decide(k->opts->rule, &sub, &res);
+    const struct object *top = set ? set : job;
+    if (res.verdict == QUEUE_RULE_MANAGED) {
+        /* A pod or child Job goes with its owner, which was done first. */
+        const struct pod_spec *ts = top ? queue_rule_spec(top) : NULL;
+        if (!res.already && (!top || (ts && spec_is_ordos(ts)))) {
+            set_scheduler(o);
+            k->opts->n_defaulted++;
+        }
+        return;
+    }
+    if (!res.queue || top)
+        return; /* not queued, or its owner's finding says it */
+    k->left[index] = (struct left){.queue = res.queue,
+                                   .verdict = res.verdict,
+                                   .scheduler_name = sub.scheduler_name};
+}
+
+/* The finding for what the rule left out (check_workload's turn, so that
+ * findings come in the order of the objects). */
+static void report_left(struct checker *k, const struct object *o,
+                        const struct left *l)
+{
+    const char *ns = o->meta.namespace_ ? o->meta.namespace_ : "default";
+    char why[300], key[512], msg[1024];
+    if (l->verdict == QUEUE_RULE_NAMESPACE)
+        snprintf(why, sizeof(why),
+                 "its namespace %s is not selected by "
+                 "managedJobsNamespaceSelector",
+                 ns);
+    else
+        snprintf(why, sizeof(why), "its %sschedulerName is \"%s\"",
+                 o->kind == OBJ_POD   ? "spec."
+                 : o->kind == OBJ_JOB ? "spec.template.spec."
+                                      : "spec.replicatedJobs[0].template.spec."
+                                        "template.spec.",
+                 l->scheduler_name);
+    snprintf(msg, sizeof(msg),
+             "%s %s has queue label %s but %s: Ordo will not schedule it",
+             object_kind_name(o->kind), object_key(o, key, sizeof(key)),
+             l->queue, why);
+    k->counts.n_warnings++;
+    if (k->fn)
+        k->fn(MANIFEST_WARNING, o->file, o->line, msg, k->userdata);
+    if (k->opts->left_out)
+        k->opts->left_out(o, l->queue, why, k->opts->left_out_data);
+}
+
+static void apply_rule(struct checker *k)
+{
+    static const enum object_kind order[] = {OBJ_JOBSET, OBJ_JOB, OBJ_POD};
+    for (size_t j = 0; j < sizeof(order) / sizeof(order[0]); j++)
+        for (size_t i = 0; i < k->set->n; i++) {
+            struct object *o = k->set->objects[i];
+            if (o && o->kind == order[j] && queue_rule_spec(o))
+                default_one(k, o, i);
+        }
+}
+
 int manifest_check(const struct manifest_set *s,
-                   const struct manifest_check_opts *opts,
+                   struct manifest_check_opts *opts,
                    manifest_check_fn on_finding, void *userdata,
                    struct manifest_check_counts *ret_counts)
 {
-    static const struct manifest_check_opts defaults = {0};
+    struct manifest_check_opts defaults = {0};
     struct checker k = {.set = s,
                         .opts = opts ? opts : &defaults,
                         .fn = on_finding,
@@ -353,7 +470,8 @@ int manifest_check(const struct manifest_set *s,
     k.refs = calloc(s->n ? s->n : 1, sizeof(*k.refs));
     k.cohort_state = calloc(s->n ? s->n : 1, 1);
     k.path = calloc(s->n ? s->n : 1, sizeof(*k.path));
-    if (!k.refs || !k.cohort_state || !k.path) {
+    k.left = calloc(s->n ? s->n : 1, sizeof(*k.left));
+    if (!k.refs || !k.cohort_state || !k.path || !k.left) {
         r = -ENOMEM;
         goto out;
     }
@@ -368,6 +486,9 @@ int manifest_check(const struct manifest_set *s,
                          .index = i};
     }
     qsort(k.refs, k.n_refs, sizeof(*k.refs), cmp_ref);
+    k.opts->n_defaulted = 0;
+    if (k.opts->rule)
+        apply_rule(&k);
     for (size_t i = 0; i < s->n; i++) {
         const struct object *o = s->objects[i];
         switch (o ? o->kind : OBJ_KIND_MAX) {
@@ -386,7 +507,7 @@ int manifest_check(const struct manifest_set *s,
         case OBJ_JOB:
         case OBJ_JOBSET:
         case OBJ_POD:
-            check_workload(&k, o);
+            check_workload(&k, o, i);
             break;
         default:
             break;
@@ -398,5 +519,6 @@ out:
     free(k.refs);
     free(k.cohort_state);
     free(k.path);
+    free(k.left);
     return r;
 }

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "manifest.h"
+#include "queue_rule.h"
 
 /* The scheduler name that makes a pod Ordo's, and the labels Kueue reads
  * (the same as sched/cache/cluster.h's, which core/ cannot include). */
@@ -29,9 +30,26 @@ enum manifest_severity {
     MANIFEST_ERROR,
 };
 
+/* An object with a queue label that the rule leaves to another scheduler:
+ * its queue and why (valid during the call). */
+typedef void (*manifest_left_out_fn)(const struct object *o, const char *queue,
+                                     const char *why, void *data);
+
 struct manifest_check_opts {
     bool strict;      /* a missing reference is an error */
     bool whole_world; /* the set is all there is (the simulator) */
+    /* Kueue's rule (queue_rule.h), as the webhook applies it: first every
+     * Pod, Job and JobSet it brings to Ordo gets schedulerName
+     * ordo-scheduler (the set's objects change), in the order JobSets,
+     * Jobs, Pods, owners and namespaces looked up in the set; one with a
+     * queue label that stays out is a warning "Job ns/name has queue label
+     * Q but WHY: Ordo will not schedule it", told to left_out too. NULL:
+     * nothing is changed, and a queued workload whose pods are not Ordo's
+     * is warned about by its schedulerName alone. */
+    const struct queue_rule *rule;
+    manifest_left_out_fn left_out;
+    void *left_out_data;
+    size_t n_defaulted; /* set by manifest_check(): objects changed */
 };
 
 struct manifest_check_counts {
@@ -49,7 +67,7 @@ typedef void (*manifest_check_fn)(enum manifest_severity severity,
  * the order of s's objects; ret_counts (may be NULL) gets how many of each
  * severity. 0 or -ENOMEM (nothing reported then). */
 int manifest_check(const struct manifest_set *s,
-                   const struct manifest_check_opts *opts,
+                   struct manifest_check_opts *opts,
                    manifest_check_fn on_finding, void *userdata,
                    struct manifest_check_counts *ret_counts);
 

@@ -113,7 +113,8 @@ sched_backend_kube_libordo_kube_backend_la_SOURCES = \
 	%reldir%/backend/kube/kube_status.c %reldir%/backend/kube/kube_status.h \
 	%reldir%/backend/kube/kube_daemon.c %reldir%/backend/kube/kube_daemon.h \
 	%reldir%/backend/kube/kube_obs.c %reldir%/backend/kube/kube_obs.h \
-	%reldir%/backend/kube/kube_leader.c %reldir%/backend/kube/kube_leader.h
+	%reldir%/backend/kube/kube_leader.c %reldir%/backend/kube/kube_leader.h \
+	%reldir%/backend/kube/kube_webhook.c %reldir%/backend/kube/kube_webhook.h
 sched_backend_kube_libordo_kube_backend_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) \
 	$(INC_KUBE) $(INC_ABI) $(INC_CACHE) $(INC_HOST) $(INC_LINE) \
 	-I$(top_srcdir)/sched/backend/kube $(INC_OBS)

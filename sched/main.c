@@ -40,6 +40,9 @@ enum {
     OPT_LISTEN,
     OPT_LISTEN_CERT,
     OPT_LISTEN_KEY,
+    OPT_WEBHOOK_LISTEN,
+    OPT_WEBHOOK_CERT,
+    OPT_WEBHOOK_KEY,
     OPT_NO_PROGRESS,
     OPT_SIM_CHECK,
     OPT_CYCLE_TIMEOUT,
@@ -132,6 +135,11 @@ static void usage(FILE *out)
         "--leader-elect-resource-name NAME\n"
         "                        the Lease (default "
         "kube-system/ordo-scheduler)\n"
+        "  --webhook-listen HOST:PORT, --webhook-cert FILE, --webhook-key "
+        "FILE\n"
+        "                        serve the pod webhook there (HTTPS; the "
+        "files are\n"
+        "                        read again when they change)\n"
         "\n"
         "Options:\n"
         "  --config FILE         scheduler configuration "
@@ -280,17 +288,17 @@ static int validate(const struct options *o, char **paths, int n)
     struct manifest_set set;
     size_t by_kind[OBJ_KIND_MAX] = {0};
     size_t config_errors = 0, config_warnings = 0;
+    /* Kept for its podDefaulting, which the checks apply. */
+    struct sched_config cfg;
+    config_init_defaults(&cfg);
     if (o->config) {
-        struct sched_config cfg;
         struct err e;
-        config_init_defaults(&cfg);
         if (config_load_checked(&cfg, o->config, o->strict,
                                 print_config_warning, &config_warnings,
                                 &e) < 0) {
             fprintf(stderr, "%s\n", e.msg);
             config_errors = 1;
         }
-        config_release(&cfg);
     }
     manifest_set_init(&set);
     set.on_note = print_error; /* a report of an earlier run, skipped */
@@ -304,7 +312,8 @@ static int validate(const struct options *o, char **paths, int n)
     }
     /* Across objects, once each decoded (a reference to one that did not
      * would only repeat its error). */
-    struct manifest_check_opts copts = {.strict = o->strict};
+    struct manifest_check_opts copts = {.strict = o->strict,
+                                        .rule = &cfg.pod_defaulting};
     struct manifest_check_counts counts = {0};
     if (set.n_errors == 0 &&
         manifest_check(&set, &copts, print_finding, NULL, &counts) < 0)
@@ -321,6 +330,7 @@ static int validate(const struct options *o, char **paths, int n)
            set.n_warnings + counts.n_warnings + config_warnings);
     int rc = set.n_errors || config_errors || counts.n_errors ? 1 : 0;
     manifest_set_release(&set);
+    config_release(&cfg);
     return rc;
 }
 
@@ -379,7 +389,9 @@ static int run_cluster(const struct options *o, const struct sched_config *cfg,
 {
     (void)paths;
     (void)n;
-    return kube_daemon_run(cfg, plugins, &o->kube_opt);
+    struct kube_daemon_options ko = o->kube_opt;
+    ko.obs.webhook_rule = &cfg->pod_defaulting; /* the webhook's rule */
+    return kube_daemon_run(cfg, plugins, &ko);
 }
 
 /* --leader-elect-{lease-duration,renew-deadline,retry-period} DUR, in
@@ -453,6 +465,9 @@ int main(int argc, char **argv)
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"listen-cert", required_argument, NULL, OPT_LISTEN_CERT},
         {"listen-key", required_argument, NULL, OPT_LISTEN_KEY},
+        {"webhook-listen", required_argument, NULL, OPT_WEBHOOK_LISTEN},
+        {"webhook-cert", required_argument, NULL, OPT_WEBHOOK_CERT},
+        {"webhook-key", required_argument, NULL, OPT_WEBHOOK_KEY},
         {"burst", required_argument, NULL, OPT_BURST},
         {"leader-elect", optional_argument, NULL, OPT_LEADER_ELECT},
         {"leader-elect-lease-duration", required_argument, NULL, OPT_LE_LEASE},
@@ -592,6 +607,15 @@ int main(int argc, char **argv)
             break;
         case OPT_LISTEN_KEY:
             o.kube_opt.obs.key_file = optarg;
+            break;
+        case OPT_WEBHOOK_LISTEN:
+            o.kube_opt.obs.webhook_listen = optarg;
+            break;
+        case OPT_WEBHOOK_CERT:
+            o.kube_opt.obs.webhook_cert = optarg;
+            break;
+        case OPT_WEBHOOK_KEY:
+            o.kube_opt.obs.webhook_key = optarg;
             break;
         case OPT_QPS:
         case OPT_BURST: {

@@ -13,6 +13,7 @@ UNIT_TESTS = \
 	tests/unit/test_manifest_check \
 	tests/unit/test_log \
 	tests/unit/test_config \
+	tests/unit/test_queue_rule \
 	tests/unit/test_sim_output \
 	tests/unit/test_sim_check \
 	tests/unit/test_cluster_scale \
@@ -22,6 +23,7 @@ UNIT_TESTS = \
 	tests/unit/test_kube_evict \
 	tests/unit/test_kube_status \
 	tests/unit/test_kube_writes \
+	tests/unit/test_kube_webhook \
 	tests/unit/test_krequest \
 	tests/unit/test_kinformer \
 	tests/unit/test_klease \
@@ -96,6 +98,9 @@ tests_unit_test_decode_time_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_log_SOURCES = tests/unit/test_log.c
 tests_unit_test_log_LDADD = $(UNIT_LDADD)
 tests_unit_test_log_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_queue_rule_SOURCES = tests/unit/test_queue_rule.c
+tests_unit_test_queue_rule_LDADD = $(UNIT_LDADD)
+tests_unit_test_queue_rule_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_config_SOURCES = tests/unit/test_config.c \
 	sched/host/sched_config.c sched/host/sched_config.h
 tests_unit_test_config_LDADD = $(UNIT_LDADD)
@@ -176,6 +181,9 @@ tests_unit_test_kube_status_SOURCES = tests/unit/test_kube_status.c \
 	tests/unit/kube_status_helpers.h $(EVENTS_TEST_SRCS)
 tests_unit_test_kube_status_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_kube_status_CFLAGS = $(KUBE_STATUS_CFLAGS)
+tests_unit_test_kube_webhook_SOURCES = tests/unit/test_kube_webhook.c
+tests_unit_test_kube_webhook_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS) $(JSONC_LIBS)
+tests_unit_test_kube_webhook_CFLAGS = $(KUBE_STATUS_CFLAGS)
 tests_unit_test_kube_writes_SOURCES = tests/unit/test_kube_writes.c \
 	tests/unit/kube_status_helpers.h $(EVENTS_TEST_SRCS)
 tests_unit_test_kube_writes_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
@@ -421,7 +429,7 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_explain.sh tests/cli/test_validate.sh \
 	tests/cli/test_kube_e2e.sh tests/cli/test_kube_cli.sh \
 	tests/cli/test_kube_restart.sh tests/cli/test_obs.sh \
-	tests/cli/test_kube_ha.sh
+	tests/cli/test_kube_ha.sh tests/cli/test_webhook.sh
 # examples/deploy on the emulator; RBAC and secrets against what it does.
 CLI_TESTS += tests/cli/test_deploy.sh
 # scripts/demo --kube on this build tree.
@@ -459,12 +467,12 @@ LAYERS_ALL_CPPFLAGS = $(filter-out -D%,$(AM_CPPFLAGS))
 # tests/fuzz/artifacts/<target>/; full logs are in tests/fuzz/logs/.
 # FUZZ_TARGETS="sim decode" runs some.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = quantity doc decode config sim
+FUZZ_TARGETS = quantity doc decode config sim webhook
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS = -g -O1 $(FUZZ_SAN) $(AM_CPPFLAGS) -I$(top_builddir) \
 	-DORDO_FUZZ_PLUGIN_DIR='"$(abs_top_builddir)/tests/fuzz/plugins"' \
-	$(YAML_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS)
+	$(YAML_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS) $(INC_OBS) $(MHD_CFLAGS)
 FUZZ_LIB_SRCS = $(filter %.c,$(core_libordo_core_la_SOURCES) \
 	$(ORDO_SCHED_SRCS))
 FUZZ_OBJS = $(patsubst %.c,tests/fuzz/obj/%.o,$(FUZZ_LIB_SRCS))
@@ -523,7 +531,8 @@ CLEANFILES += $(addprefix tests/fuzz/fuzz_,$(FUZZ_TARGETS))
 # clang. `make fuzz-pending` replays tests/fuzz/pending/<target>/, inputs
 # whose bug is not fixed yet; once it passes, move them to regress/.
 FUZZ_REPLAY = tests/fuzz/replay_quantity tests/fuzz/replay_doc \
-	tests/fuzz/replay_decode tests/fuzz/replay_config tests/fuzz/replay_sim
+	tests/fuzz/replay_decode tests/fuzz/replay_config tests/fuzz/replay_sim \
+	tests/fuzz/replay_webhook
 check_PROGRAMS += $(FUZZ_REPLAY)
 TESTS += $(FUZZ_REPLAY)
 FUZZ_REPLAY_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_SRCDIR='"$(abs_top_srcdir)"'
@@ -554,6 +563,12 @@ tests_fuzz_replay_sim_SOURCES = tests/fuzz/replay_main.c tests/fuzz/fuzz_sim.c
 tests_fuzz_replay_sim_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) -DFUZZ_TARGET='"sim"'
 tests_fuzz_replay_sim_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
 tests_fuzz_replay_sim_LDADD = sched/libordo-sched.la $(LIBS)
+tests_fuzz_replay_webhook_SOURCES = tests/fuzz/replay_main.c \
+	tests/fuzz/fuzz_webhook.c
+tests_fuzz_replay_webhook_CPPFLAGS = $(FUZZ_REPLAY_CPPFLAGS) \
+	-DFUZZ_TARGET='"webhook"'
+tests_fuzz_replay_webhook_CFLAGS = $(FUZZ_REPLAY_CFLAGS)
+tests_fuzz_replay_webhook_LDADD = sched/libordo-sched.la $(LIBS) $(JSONC_LIBS)
 fuzz-pending: $(FUZZ_REPLAY) $(plugin_LTLIBRARIES)
 	@rc=0; for t in $(FUZZ_TARGETS); do \
 	  for f in $(top_srcdir)/tests/fuzz/pending/$$t/*; do \

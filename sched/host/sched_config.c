@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+#include "decode.h"
 #include "duration.h"
+#include "kname.h"
 #include "suggest.h"
 
 #define PLUGIN_NAME_MAX 63
@@ -36,6 +39,9 @@ static const char DEFAULT_PLACE[] = "resource-fit";
 static const char *const top_fields[] = {
     "apiVersion",  "kind",         "plugins",    "pluginConfig",
     "fairSharing", "cycleTimeout", "pluginDirs", "builtinPluginDir",
+    "podDefaulting", NULL};
+static const char *const pod_defaulting_fields[] = {
+    "manageJobsWithoutQueueName", "managedJobsNamespaceSelector", "namespace",
     NULL};
 static const char *const plugins_fields[] = {"queue", "quota", "preempt",
                                              "place", NULL};
@@ -503,6 +509,45 @@ static int load_plugin_dirs(const struct cfg_ctx *c,
     return 0;
 }
 
+/* podDefaulting: Kueue's fields, read into cfg->pod_defaulting. */
+static int load_pod_defaulting(const struct cfg_ctx *c,
+                               const struct doc_node *root,
+                               struct sched_config *cfg)
+{
+    const char *path = "podDefaulting";
+    const struct doc_node *pd = field_get(root, path);
+    int r;
+    if (!pd)
+        return 0;
+    if ((r = want_type(c, pd, path, DOC_MAP)) < 0 ||
+        (r = check_fields(c, pd, path, pod_defaulting_fields)) < 0)
+        return r;
+    struct queue_rule *q = &cfg->pod_defaulting;
+    const struct doc_node *m = field_get(pd, "manageJobsWithoutQueueName");
+    if (m && doc_get_bool(m, &q->manage_jobs_without_queue_name) < 0)
+        return cfg_fail(c, m, "podDefaulting.manageJobsWithoutQueueName",
+                        "expected a boolean, got a %s", doc_type_name(m));
+    const struct doc_node *ns = field_get(pd, "namespace");
+    if (ns) {
+        const char *bad = is_string(ns) ? kname_check_dns_label(ns->scalar)
+                                        : "expected a namespace name";
+        if (bad)
+            return cfg_fail(c, ns, "podDefaulting.namespace", "%s", bad);
+        q->namespace_ = ns->scalar;
+    }
+    const struct doc_node *sel = field_get(pd, "managedJobsNamespaceSelector");
+    if (!sel)
+        return 0;
+    if (!cfg->rule_arena && !(cfg->rule_arena = arena_new()))
+        return err_set(c->err, ENOMEM, "%s: out of memory", c->file);
+    r = decode_selector(sel, c->file, "podDefaulting.managedJobsNamespaceSelector",
+                        cfg->rule_arena, &cfg->pod_defaulting_selector, c->err);
+    if (r < 0)
+        return r;
+    q->namespace_selector = &cfg->pod_defaulting_selector;
+    return 0;
+}
+
 /* Validates the parsed cfg->doc into cfg (which holds the defaults). */
 static int load_doc(struct sched_config *cfg, struct err *e)
 {
@@ -530,7 +575,8 @@ static int load_doc(struct sched_config *cfg, struct err *e)
         (r = load_plugins(&c, root, cfg)) < 0 ||
         (r = load_plugin_config(&c, root, cfg)) < 0 ||
         (r = load_plugin_dirs(&c, root, cfg)) < 0 ||
-        (r = load_cycle_timeout(&c, root, cfg)) < 0)
+        (r = load_cycle_timeout(&c, root, cfg)) < 0 ||
+        (r = load_pod_defaulting(&c, root, cfg)) < 0)
         return r;
     return load_fair_sharing(&c, root, cfg);
 }
@@ -616,6 +662,7 @@ void config_release(struct sched_config *cfg)
         return;
     free(cfg->args);
     doc_free(cfg->doc);
+    arena_free(cfg->rule_arena);
     config_init_defaults(cfg);
 }
 

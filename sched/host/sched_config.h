@@ -20,6 +20,11 @@
  *   cycleTimeout: 60s              # watchdog: a longer cycle aborts; 0s = off
  *   pluginDirs: [/opt/ordo/plugins] # searched after --plugin-dir, in order
  *   builtinPluginDir: true         # then the built-in directory (false: not)
+ *   podDefaulting:                 # which jobs are Ordo's (queue_rule.h)
+ *     manageJobsWithoutQueueName: false
+ *     managedJobsNamespaceSelector: # a LabelSelector; default: metadata.name
+ *       matchExpressions: [...]     #   NotIn [kube-system, namespace]
+ *     namespace: ordo-system        # the scheduler's own namespace
  *
  * The file (YAML or JSON) holds exactly one document. apiVersion and kind
  * are required and must be exactly as shown; every other field is optional
@@ -48,6 +53,7 @@
 
 #include "doc.h"
 #include "err.h"
+#include "queue_rule.h"
 
 #define CONFIG_API_VERSION     "ordo.dev/v1alpha1"
 #define CONFIG_KIND            "SchedulerConfiguration"
@@ -91,6 +97,12 @@ struct sched_config {
     size_t n_plugin_dirs;
     const char *plugin_dirs[CONFIG_MAX_PLUGIN_DIRS];
     bool builtin_plugin_dir;
+    /* podDefaulting: Kueue's manageJobsWithoutQueueName,
+     * managedJobsNamespaceSelector and namespace, for the webhook and the
+     * simulator's load. The selector and strings are owned (rule_arena). */
+    struct queue_rule pod_defaulting;
+    struct label_selector pod_defaulting_selector;
+    struct arena *rule_arena;
     /* How config_load_checked() reports an unknown field: warn (not NULL)
      * is told and the field ignored, unless strict (then it fails, as
      * config_load() always does). Not owned; set for one load. */

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -19,13 +22,31 @@
 #define CONN_LIMIT     64
 #define CONN_MEMORY    (64 * 1024)
 #define CERT_MAX       (1 << 20)
+#define RELOAD_EVERY_S 10 /* how often reload_tls looks at the files */
 
 struct http_server {
     struct http_server_options o;
     struct MHD_Daemon *d;
     char *cert, *key;
     uint16_t port;
+    int family;
+    /* What the files were when read (reload_tls). */
+    struct timespec cert_mtime, key_mtime;
+    off_t cert_size, key_size;
+    time_t next_check;
 };
+
+/* A POST body being read. */
+struct upload {
+    char *buf;
+    size_t n, cap;
+    bool too_big;
+};
+
+static const char *flag(const struct http_server *h)
+{
+    return h->o.flag ? h->o.flag : "--listen";
+}
 
 static const char *role(const struct http_server *h)
 {
@@ -153,6 +174,69 @@ static enum MHD_Result readyz(struct http_server *h, struct MHD_Connection *c)
                 holder ? holder : "-");
 }
 
+/* A POST: the body gathered, then answered by o.post. */
+static enum MHD_Result post(struct http_server *h, struct MHD_Connection *c,
+                            const char *url, struct upload *u, const char *data,
+                            size_t *size)
+{
+    if (*size) {
+        size_t n = *size;
+        *size = 0;
+        /* Past the bound (a chunked body: a declared length is refused
+         * at the headers) the rest is dropped to answer 413, up to as
+         * much again, then the connection is closed: MHD sends no answer
+         * before the body is read. */
+        if (u->too_big || n > h->o.max_body - u->n) {
+            if (!u->too_big) {
+                free(u->buf);
+                u->buf = NULL;
+                u->cap = 0;
+                u->too_big = true;
+            }
+            u->n += n;
+            return u->n > 2 * h->o.max_body ? MHD_NO : MHD_YES;
+        }
+        if (u->n + n > u->cap) {
+            size_t cap = u->cap ? u->cap : 16384;
+            while (cap < u->n + n)
+                cap *= 2;
+            char *b = realloc(u->buf, cap);
+            if (!b)
+                return MHD_NO;
+            u->buf = b;
+            u->cap = cap;
+        }
+        memcpy(u->buf + u->n, data, n);
+        u->n += n;
+        return MHD_YES;
+    }
+    if (u->too_big)
+        return text(c, MHD_HTTP_CONTENT_TOO_LARGE,
+                    "request body over %zu bytes\n", h->o.max_body);
+    char *body = NULL;
+    unsigned code =
+        h->o.post(h->o.post_data, url, u->buf ? u->buf : "", u->n, &body);
+    if (!body)
+        return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+    return answer(c, code,
+                  code == MHD_HTTP_OK ? "application/json"
+                                      : "text/plain; charset=utf-8",
+                  body, strlen(body));
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                      enum MHD_RequestTerminationCode why)
+{
+    (void)c;
+    (void)why;
+    if (*con_cls && *con_cls != cls) {
+        struct upload *u = *con_cls;
+        free(u->buf);
+        free(u);
+    }
+    *con_cls = NULL;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
                                const char *url, const char *method,
                                const char *version, const char *upload,
@@ -160,16 +244,31 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 {
     struct http_server *h = cls;
     (void)version;
-    (void)upload;
     if (!*con_cls) {
         /* The first call has only the headers: say we go on. */
-        *con_cls = h;
+        const char *cl =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        if (h->o.post && strcmp(method, "POST") == 0 && cl &&
+            strtoull(cl, NULL, 10) > h->o.max_body)
+            return text(c, MHD_HTTP_CONTENT_TOO_LARGE,
+                        "request body over %zu bytes\n", h->o.max_body);
+        if (h->o.post && strcmp(method, "POST") == 0) {
+            struct upload *u = calloc(1, sizeof(*u));
+            if (!u)
+                return MHD_NO;
+            *con_cls = u;
+        } else
+            *con_cls = h;
         return MHD_YES;
     }
+    if (*con_cls != h)
+        return post(h, c, url, *con_cls, upload, upload_size);
     if (*upload_size) {
         *upload_size = 0; /* a body is not read: nothing takes one */
         return MHD_YES;
     }
+    if (h->o.post_only)
+        return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "POST only\n");
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only\n");
     if (strcmp(url, "/healthz") == 0 || strcmp(url, "/livez") == 0)
@@ -219,12 +318,11 @@ static int parse_listen(const char *s, struct addrinfo **ret, struct err *e)
 {
     const char *colon = s ? strrchr(s, ':') : NULL;
     if (!colon || !colon[1])
-        return err_set(e, EINVAL, "--listen: expected HOST:PORT, got \"%s\"",
-                       s ? s : "");
+        return err_set(e, EINVAL, "expected HOST:PORT, got \"%s\"", s ? s : "");
     char host[256];
     size_t hl = (size_t)(colon - s);
     if (hl >= sizeof(host))
-        return err_set(e, EINVAL, "--listen: host too long");
+        return err_set(e, EINVAL, "host too long");
     memcpy(host, s, hl);
     host[hl] = '\0';
     char *hp = host;
@@ -235,35 +333,22 @@ static int parse_listen(const char *s, struct addrinfo **ret, struct err *e)
     char *end;
     long port = strtol(colon + 1, &end, 10);
     if (*end || port < 0 || port > 65535)
-        return err_set(e, EINVAL, "--listen: bad port \"%s\"", colon + 1);
+        return err_set(e, EINVAL, "bad port \"%s\"", colon + 1);
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
     int r = getaddrinfo(*hp ? hp : NULL, colon + 1, &hints, ret);
     if (r != 0)
-        return err_set(e, EINVAL, "--listen: %s: %s", s, gai_strerror(r));
+        return err_set(e, EINVAL, "%s: %s", s, gai_strerror(r));
     return 0;
 }
 
-int http_server_new(const struct http_server_options *o,
-                    struct http_server **ret, struct err *e)
+/* Starts MHD on address ai, or on the listening socket fd (>= 0) of a
+ * daemon being replaced, with h's certificate. NULL when it cannot. */
+static struct MHD_Daemon *start(struct http_server *h,
+                                const struct sockaddr *addr, int fd)
 {
-    if (!o || !o->s || !!o->cert_file != !!o->key_file)
-        return err_set(e, EINVAL, "--listen-cert and --listen-key go together");
-    struct http_server *h = calloc(1, sizeof(*h));
-    struct addrinfo *ai = NULL;
-    int r;
-    if (!h)
-        return err_set(e, ENOMEM, "out of memory");
-    h->o = *o;
-    if ((r = parse_listen(o->listen, &ai, e)) < 0)
-        goto fail;
-    if (o->cert_file && ((r = read_file(o->cert_file, &h->cert)) < 0 ||
-                         (r = read_file(o->key_file, &h->key)) < 0)) {
-        err_set(e, -r, "--listen-cert/--listen-key: %s", strerror(-r));
-        goto fail;
-    }
     unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
-    if (ai->ai_family == AF_INET6)
+    if (h->family == AF_INET6)
         flags |= MHD_USE_IPv6;
     if (h->cert)
         flags |= MHD_USE_TLS;
@@ -272,21 +357,92 @@ int http_server_new(const struct http_server_options *o,
         {MHD_OPTION_HTTPS_MEM_KEY, 0, h->key},
         {MHD_OPTION_END, 0, NULL},
     };
-    h->d = MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+    struct MHD_OptionItem where[] = {
+        {fd >= 0 ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_SOCK_ADDR, fd,
+         (void *)addr},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, handler, h, MHD_OPTION_ARRAY, where,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, h,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
         MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_ARRAY, tls,
         MHD_OPTION_END);
+}
+
+static int stat_file(const char *path, struct timespec *ret_mtime,
+                     off_t *ret_size)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return -errno;
+    *ret_mtime = st.st_mtim;
+    *ret_size = st.st_size;
+    return 0;
+}
+
+/* Reads the certificate and key into h (the old ones freed on success).
+ * 0 or a negative errno. */
+static int load_tls(struct http_server *h)
+{
+    char *cert = NULL, *key = NULL;
+    struct timespec cm, km;
+    off_t cs, ks;
+    int r;
+    if ((r = stat_file(h->o.cert_file, &cm, &cs)) < 0 ||
+        (r = stat_file(h->o.key_file, &km, &ks)) < 0 ||
+        (r = read_file(h->o.cert_file, &cert)) < 0 ||
+        (r = read_file(h->o.key_file, &key)) < 0) {
+        free(cert);
+        return r;
+    }
+    free(h->cert);
+    free(h->key);
+    h->cert = cert;
+    h->key = key;
+    h->cert_mtime = cm;
+    h->key_mtime = km;
+    h->cert_size = cs;
+    h->key_size = ks;
+    return 0;
+}
+
+int http_server_new(const struct http_server_options *o,
+                    struct http_server **ret, struct err *e)
+{
+    const char *fl = o && o->flag ? o->flag : "--listen";
+    if (!o || (!o->s && !o->post_only) || !!o->cert_file != !!o->key_file)
+        return err_set(e, EINVAL, "%s-cert and %s-key go together", fl, fl);
+    if (o->cert_file && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+        return err_set(e, ENOTSUP,
+                       "%s: this libmicrohttpd was built without TLS", fl);
+    struct http_server *h = calloc(1, sizeof(*h));
+    struct addrinfo *ai = NULL;
+    int r;
+    if (!h)
+        return err_set(e, ENOMEM, "out of memory");
+    h->o = *o;
+    if ((r = parse_listen(o->listen, &ai, e)) < 0) {
+        err_set(e, -r, "%s: %s", fl, e->msg);
+        goto fail;
+    }
+    if (o->cert_file && (r = load_tls(h)) < 0) {
+        err_set(e, -r, "%s-cert/%s-key: %s", fl, fl, strerror(-r));
+        goto fail;
+    }
+    h->family = ai->ai_family;
+    h->d = start(h, ai->ai_addr, -1);
     if (!h->d) {
-        r = err_set(e, EADDRINUSE, "--listen %s: cannot listen there%s",
+        r = err_set(e, EADDRINUSE, "%s %s: cannot listen there%s", fl,
                     o->listen, h->cert ? " (or the certificate is bad)" : "");
         goto fail;
     }
     const union MHD_DaemonInfo *pi =
         MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
     h->port = pi ? pi->port : 0;
+    h->next_check = time(NULL) + RELOAD_EVERY_S;
     freeaddrinfo(ai);
     *ret = h;
     return 0;
@@ -294,6 +450,73 @@ fail:
     if (ai)
         freeaddrinfo(ai);
     http_server_free(h);
+    return r;
+}
+
+static bool changed(const struct timespec *a, off_t as,
+                    const struct timespec *b, off_t bs)
+{
+    return a->tv_sec != b->tv_sec || a->tv_nsec != b->tv_nsec || as != bs;
+}
+
+int http_server_reload(struct http_server *h, struct err *e)
+{
+    if (!h->cert)
+        return 0;
+    struct timespec cm, km;
+    off_t cs, ks;
+    int r;
+    if ((r = stat_file(h->o.cert_file, &cm, &cs)) < 0 ||
+        (r = stat_file(h->o.key_file, &km, &ks)) < 0)
+        return err_set(e, -r,
+                       "%s-cert/%s-key: %s: keeping the certificate "
+                       "in use",
+                       flag(h), flag(h), strerror(-r));
+    if (!changed(&cm, cs, &h->cert_mtime, h->cert_size) &&
+        !changed(&km, ks, &h->key_mtime, h->key_size))
+        return 0;
+    char *old_cert = h->cert, *old_key = h->key;
+    h->cert = h->key = NULL;
+    if ((r = load_tls(h)) < 0) {
+        h->cert = old_cert;
+        h->key = old_key;
+        return err_set(e, -r,
+                       "%s-cert/%s-key: %s: keeping the certificate "
+                       "in use",
+                       flag(h), flag(h), strerror(-r));
+    }
+    /* The socket moves to a daemon with the new pair; the old one's
+     * connections are closed. */
+    MHD_socket fd = MHD_quiesce_daemon(h->d);
+    if (fd == MHD_INVALID_SOCKET) {
+        free(old_cert);
+        free(old_key);
+        return err_set(e, EIO, "%s: cannot hand the socket over", flag(h));
+    }
+    struct MHD_Daemon *d = start(h, NULL, fd);
+    r = 1;
+    if (!d) {
+        /* The new pair does not load: the old one again. */
+        free(h->cert);
+        free(h->key);
+        h->cert = old_cert;
+        h->key = old_key;
+        old_cert = old_key = NULL;
+        d = start(h, NULL, fd);
+        r = err_set(e, EINVAL,
+                    "%s-cert/%s-key changed but do not load "
+                    "(not a certificate and its key?): keeping "
+                    "the old ones",
+                    flag(h), flag(h));
+    }
+    MHD_stop_daemon(h->d);
+    h->d = d;
+    free(old_cert);
+    free(old_key);
+    if (!d)
+        close(fd);
+    if (!d)
+        return err_set(e, EIO, "%s: cannot listen again", flag(h));
     return r;
 }
 
@@ -315,6 +538,8 @@ uint16_t http_server_port(const struct http_server *h)
 
 int http_server_fd(const struct http_server *h)
 {
+    if (!h->d)
+        return -1;
     const union MHD_DaemonInfo *i =
         MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
     return i ? i->epoll_fd : -1;
@@ -323,6 +548,8 @@ int http_server_fd(const struct http_server *h)
 int64_t http_server_timeout_ms(const struct http_server *h)
 {
     MHD_UNSIGNED_LONG_LONG t;
+    if (!h->d)
+        return -1;
     if (MHD_get_timeout(h->d, &t) != MHD_YES)
         return -1;
     return t > INT64_MAX ? INT64_MAX : (int64_t)t;
@@ -330,5 +557,15 @@ int64_t http_server_timeout_ms(const struct http_server *h)
 
 void http_server_run(struct http_server *h)
 {
-    MHD_run(h->d);
+    if (h->d)
+        MHD_run(h->d);
+}
+
+bool http_server_reload_due(struct http_server *h)
+{
+    time_t now = time(NULL);
+    if (!h->o.reload_tls || !h->cert || now < h->next_check)
+        return false;
+    h->next_check = now + RELOAD_EVERY_S;
+    return true;
 }

@@ -16,7 +16,15 @@
  * when any connection is) as long as http_server_timeout_ms() says, then
  * calls http_server_run(). Sockets are non-blocking: a slow client holds
  * its own connection only, and connections idle past 10 s are closed; at
- * most 64 at once. With a certificate and key it speaks HTTPS only. */
+ * most 64 at once. With a certificate and key it speaks HTTPS only, and
+ * with reload_tls the files are read again when they change (checked every
+ * 10 s; cert-manager rotates them in place): the listening socket is kept,
+ * connections open then are closed, and a pair that does not load keeps
+ * the old one.
+ *
+ * With post set, POST requests are read (at most max_body bytes, else 413)
+ * and answered by it; post_only serves nothing else (the webhook's port,
+ * kube_webhook.h), and then s may be NULL. */
 #ifndef ORDO_HTTP_SERVER_H
 #define ORDO_HTTP_SERVER_H
 
@@ -47,6 +55,15 @@ struct http_server_options {
     bool (*ready)(void *data, char *buf, size_t n);
     void *ready_data;
     struct replica_info replica;
+    /* POST: the code, and *ret_body (malloc'd; JSON when 200, else text;
+     * NULL: 500). NULL: POST is 405. */
+    unsigned (*post)(void *data, const char *url, const char *body, size_t len,
+                     char **ret_body);
+    void *post_data;
+    size_t max_body;
+    bool post_only;
+    bool reload_tls;
+    const char *flag; /* the flag in messages; NULL: "--listen" */
 };
 
 struct http_server;
@@ -70,5 +87,14 @@ int http_server_fd(const struct http_server *h);
 int64_t http_server_timeout_ms(const struct http_server *h);
 /* Accepts, reads and answers what is ready; never blocks. */
 void http_server_run(struct http_server *h);
+
+/* With reload_tls: true once every 10 s (time to call
+ * http_server_reload()). */
+bool http_server_reload_due(struct http_server *h);
+/* Reads the certificate and key again if they changed: 0 when they did
+ * not, 1 when the new pair is in use, or a negative errno with why in e
+ * (the old pair still in use; -EIO: the socket is lost and the server
+ * serves nothing more). */
+int http_server_reload(struct http_server *h, struct err *e);
 
 #endif

@@ -59,6 +59,7 @@ metadata:
 spec:
   template:
     spec:
+      schedulerName: volcano
       containers: [{name: c, resources: {requests: {cpu: "1"}}}]
 ---
 apiVersion: batch/v1
@@ -108,9 +109,9 @@ check "warning: admission check never active" 0 "warning: $dir/refs/queues.yaml:
     -- "$bin" --validate "$dir/refs"
 check "warning: missing ClusterQueue" 0 "warning: $dir/refs/queues.yaml:32: LocalQueue team/typo: spec.clusterQueue: ClusterQueue cq-a doesn't exist" \
     -- "$bin" --validate "$dir/refs"
-check "warning: not Ordo's" 0 "warning: $dir/refs/jobs.yaml:1: Job team/web-batch: metadata.labels[kueue.x-k8s.io/queue-name] is set, but spec.template.spec.schedulerName is \"default-scheduler\", not ordo-scheduler: kube-scheduler or Kueue will handle it, not Ordo" \
+check "warning: not Ordo's" 0 "warning: $dir/refs/jobs.yaml:1: Job team/web-batch has queue label main but its spec.template.spec.schedulerName is \"volcano\": Ordo will not schedule it" \
     -- "$bin" --validate "$dir/refs"
-check "warning: missing LocalQueue" 0 "warning: $dir/refs/jobs.yaml:12: Job team/lost: metadata.labels[kueue.x-k8s.io/queue-name]: LocalQueue mian doesn't exist in namespace team" \
+check "warning: missing LocalQueue" 0 "warning: $dir/refs/jobs.yaml:13: Job team/lost: metadata.labels[kueue.x-k8s.io/queue-name]: LocalQueue mian doesn't exist in namespace team" \
     -- "$bin" --validate "$dir/refs"
 check "summary counts warnings" 0 "8 objects, 1 Node, 2 Job, 1 ResourceFlavor, 1 ClusterQueue, 2 LocalQueue, 1 AdmissionCheck; 0 ignored (kinds Ordo does not read); 0 errors; 6 warnings" \
     -- "$bin" --validate "$dir/refs"

@@ -120,12 +120,15 @@ fi
 
 # The scenarios' and examples' inputs hold nothing Ordo would warn about,
 # except what a scenario shows on purpose: its validate-findings file lists
-# each line --validate --strict prints (paths relative to its input/), and
+# each line --validate --strict [--config its config.yaml] prints (paths
+# relative to its input/), and
 # those must be exactly what it prints.
 dirty=0
 for d in "$scenarios"/*/input "$data"/../../examples/quickstart "$data"/../../examples/kueue-setup; do
     [ -d "$d" ] || continue
-    out=$("$bin" --validate --strict "$d" 2>&1); rc=$?
+    cfg=()
+    [ -f "${d%/input}/config.yaml" ] && cfg=(--config "${d%/input}/config.yaml")
+    out=$("$bin" --validate --strict "${cfg[@]}" "$d" 2>&1); rc=$?
     expect=${d%/input}/validate-findings
     if [ "$d" != "${d%/input}" ] && [ -f "$expect" ]; then
         got=$(grep -v -e "^note:" -e "objects, .*ignored" <<<"$out" | sed "s|^warning: $d/|warning: |; s|^$d/||")

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sched_config.h"
+#include "strmap.h"
 #include "doc.h"
 #include "err.h"
 #include "test_helpers.h"
@@ -419,6 +420,57 @@ static void test_not_a_map(void **state)
                "list");
 }
 
+/* podDefaulting: Kueue's fields, validated at their lines. */
+static void test_pod_defaulting(void **state)
+{
+    (void)state;
+    struct sched_config cfg;
+    load_ok(&cfg, HEADER);
+    assert_false(cfg.pod_defaulting.manage_jobs_without_queue_name);
+    assert_null(cfg.pod_defaulting.namespace_selector);
+    assert_null(cfg.pod_defaulting.namespace_);
+    config_release(&cfg);
+    load_ok(&cfg, HEADER "podDefaulting:\n"
+                         "  manageJobsWithoutQueueName: true\n"
+                         "  namespace: sched\n"
+                         "  managedJobsNamespaceSelector:\n"
+                         "    matchLabels: {team: ml}\n"
+                         "    matchExpressions:\n"
+                         "    - {key: tier, operator: NotIn, values: [x]}\n");
+    const struct queue_rule *q = &cfg.pod_defaulting;
+    assert_true(q->manage_jobs_without_queue_name);
+    assert_string_equal(q->namespace_, "sched");
+    assert_non_null(q->namespace_selector);
+    assert_string_equal(strmap_get(&q->namespace_selector->match_labels,
+                                   "team"),
+                        "ml");
+    assert_int_equal(q->namespace_selector->n_exprs, 1);
+    assert_int_equal(q->namespace_selector->exprs[0].op, SELECTOR_OP_NOT_IN);
+    config_release(&cfg);
+    config_release(&cfg);
+    load_fails(HEADER "podDefaulting:\n  manageJobsWithoutQueueName: 3\n",
+               "c.yaml:4: podDefaulting.manageJobsWithoutQueueName: expected "
+               "a boolean");
+    load_fails(HEADER "podDefaulting:\n  namespace: Not_A_Name\n",
+               "c.yaml:4: podDefaulting.namespace: ");
+    load_fails(HEADER "podDefaulting:\n  manageJobsWithoutQueue: true\n",
+               "c.yaml:4: podDefaulting.manageJobsWithoutQueue: unknown "
+               "field (did you mean \"manageJobsWithoutQueueName\"?)");
+    load_fails(HEADER "podDefaulting: [1]\n",
+               "c.yaml:3: podDefaulting: expected a map");
+    load_fails(HEADER "podDefaulting:\n"
+                      "  managedJobsNamespaceSelector:\n"
+                      "    matchExpressions:\n"
+                      "    - {key: tier, operator: Near}\n",
+               "c.yaml:6: podDefaulting.managedJobsNamespaceSelector."
+               "matchExpressions[0].operator: ");
+    load_fails(HEADER "podDefaulting:\n"
+                      "  managedJobsNamespaceSelector:\n"
+                      "    matchLabel: {a: b}\n",
+               "c.yaml:5: podDefaulting.managedJobsNamespaceSelector."
+               "matchLabel: unknown field");
+}
+
 static void test_unknown_top_field(void **state)
 {
     (void)state;
@@ -428,7 +480,7 @@ static void test_unknown_top_field(void **state)
     load_fails(HEADER "scheduler: {}\n",
                "c.yaml:3: scheduler: unknown field (expected one of: "
                "apiVersion, kind, plugins, pluginConfig, fairSharing, "
-               "cycleTimeout, pluginDirs, builtinPluginDir)");
+               "cycleTimeout, pluginDirs, builtinPluginDir, podDefaulting)");
     /* The key's line, not its value's. */
     load_fails(HEADER "cycleTimout:\n  10s\n",
                "c.yaml:3: cycleTimout: unknown field (did you mean "
@@ -692,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_wrong_kind),
         cmocka_unit_test(test_not_a_map),
         cmocka_unit_test(test_unknown_top_field),
+        cmocka_unit_test(test_pod_defaulting),
         cmocka_unit_test(test_unknown_field_warns),
         cmocka_unit_test(test_plugin_dirs),
         cmocka_unit_test(test_unknown_nested_fields),

@@ -294,6 +294,119 @@ static void test_not_ordos(void **state)
                "ordo-scheduler: volcano or Kueue will handle it");
 }
 
+/* The left_out callback: how many, and the last one's queue. */
+struct left {
+    size_t n;
+    char queue[64], why[256];
+};
+
+static void on_left(const struct object *o, const char *queue, const char *why,
+                    void *data)
+{
+    struct left *l = data;
+    (void)o;
+    l->n++;
+    snprintf(l->queue, sizeof(l->queue), "%s", queue);
+    snprintf(l->why, sizeof(l->why), "%s", why);
+}
+
+/* podDefaulting applied: Kueue-style objects become Ordo's, and what the
+ * rule leaves out is named once, with its reason. */
+static void test_rule(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n" RF(
+            "default", "") CQ("cq", "") LQ("team", "main", "cq")
+            JOB("kueue-style", "kueue.x-k8s.io/queue-name: main",
+                "default-scheduler", "")
+                JOB("gang", "kueue.x-k8s.io/queue-name: main", "volcano", "")
+                    JOB("none", "a: b", "default-scheduler", "")
+        /* A pod of kueue-style, and one of gang: they go with their Job. */
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: ks-0\n"
+        "  namespace: team\n  ownerReferences: [{apiVersion: batch/v1, "
+        "kind: Job, name: kueue-style, uid: u1, controller: true}]\n"
+        "spec:\n  containers: [{name: c}]\n"
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: g-0\n"
+        "  namespace: team\n  ownerReferences: [{apiVersion: batch/v1, "
+        "kind: Job, name: gang, uid: u2, controller: true}]\n"
+        "spec:\n  containers: [{name: c}]\n"
+        /* A labelled pod in kube-system: the default selector says no. */
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: sys\n"
+        "  namespace: kube-system\n"
+        "  labels: {kueue.x-k8s.io/queue-name: main}\n"
+        "spec:\n  containers: [{name: c}]\n";
+    struct manifest_set set;
+    struct queue_rule rule = {0};
+    struct left l = {0};
+    struct manifest_check_opts opts = {
+        .rule = &rule, .left_out = on_left, .left_out_data = &l};
+    struct manifest_check_counts counts;
+    struct findings f = {0};
+    manifest_set_init(&set);
+    assert_int_equal(
+        manifest_load_buffer(&set, yaml, strlen(yaml), "test.yaml", NULL, NULL),
+        0);
+    assert_int_equal(manifest_check(&set, &opts, collect, &f, &counts), 0);
+    const char *want[] = {
+        "kueue-style", "ordo-scheduler",    "gang", "volcano",
+        "none",        "default-scheduler", "ks-0", "ordo-scheduler",
+        "g-0",         "default-scheduler", "sys",  "default-scheduler"};
+    size_t seen = 0;
+    for (size_t i = 0; i < set.n; i++) {
+        const struct pod_spec *sp = queue_rule_spec(set.objects[i]);
+        for (size_t j = 0; sp && j < sizeof(want) / sizeof(want[0]); j += 2)
+            if (strcmp(set.objects[i]->meta.name, want[j]) == 0) {
+                assert_string_equal(sp->scheduler_name, want[j + 1]);
+                seen++;
+            }
+    }
+    assert_int_equal(seen, 6);
+    assert_int_equal(opts.n_defaulted, 2);
+    manifest_set_release(&set);
+    /* gang and sys; the pod of gang goes with its Job, unnamed. */
+    assert_int_equal(f.n, 3);
+    assert_has(&f, 0,
+               "Job team/gang has queue label main but its "
+               "spec.template.spec.schedulerName is \"volcano\": Ordo will "
+               "not schedule it");
+    assert_has(&f, 1,
+               "Pod kube-system/sys has queue label main but its "
+               "namespace kube-system is not selected by "
+               "managedJobsNamespaceSelector");
+    assert_has(&f, 2, "LocalQueue main doesn't exist in namespace kube-system");
+    assert_int_equal(l.n, 2);
+    assert_string_equal(l.queue, "main");
+    assert_non_null(strstr(l.why, "kube-system"));
+}
+
+/* An unlabelled Job in a namespace with a LocalQueue "default" is Ordo's
+ * (Kueue's LocalQueueDefaulting), and queued there: nothing to say. */
+static void test_rule_default_queue(void **state)
+{
+    (void)state;
+    const char *yaml =
+        RF("default", "") CQ("cq", "") LQ("team", "default", "cq")
+            JOB("bare", "a: b", "default-scheduler", "");
+    struct manifest_set set;
+    struct queue_rule rule = {0};
+    struct manifest_check_opts opts = {.rule = &rule};
+    struct manifest_check_counts counts;
+    struct findings f = {0};
+    manifest_set_init(&set);
+    assert_int_equal(
+        manifest_load_buffer(&set, yaml, strlen(yaml), "test.yaml", NULL, NULL),
+        0);
+    assert_int_equal(manifest_check(&set, &opts, collect, &f, &counts), 0);
+    assert_int_equal(opts.n_defaulted, 1);
+    assert_int_equal(f.n, 0);
+    for (size_t i = 0; i < set.n; i++)
+        if (set.objects[i]->kind == OBJ_JOB)
+            assert_string_equal(queue_rule_spec(set.objects[i])->scheduler_name,
+                                "ordo-scheduler");
+    manifest_set_release(&set);
+}
+
 static void test_jobset_schedulers(void **state)
 {
     struct findings f;
@@ -416,10 +529,11 @@ static void test_admission_check_decoding(void **state)
                         "[{name: a}]}\n",
                         "spec.admissionChecks: either admissionChecks or "
                         "admissionChecksStrategy can be set, but not both");
-    assert_decode_error("apiVersion: kueue.x-k8s.io/v1beta1\n"
-                        "kind: ClusterQueue\nmetadata: {name: cq}\nspec:\n"
-                        "  admissionChecks: [{name: a}]\n",
-                        "spec.admissionChecks[0]: expected a string, got a map");
+    assert_decode_error(
+        "apiVersion: kueue.x-k8s.io/v1beta1\n"
+        "kind: ClusterQueue\nmetadata: {name: cq}\nspec:\n"
+        "  admissionChecks: [{name: a}]\n",
+        "spec.admissionChecks[0]: expected a string, got a map");
 }
 
 int main(void)
@@ -436,6 +550,8 @@ int main(void)
         cmocka_unit_test(test_not_ordos),
         cmocka_unit_test(test_jobset_schedulers),
         cmocka_unit_test(test_strict),
+        cmocka_unit_test(test_rule),
+        cmocka_unit_test(test_rule_default_queue),
         cmocka_unit_test(test_whole_world),
         cmocka_unit_test(test_admission_check_decoding),
     };

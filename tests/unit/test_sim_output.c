@@ -391,7 +391,7 @@ static void test_report(void **state)
     struct fixture *fx = *state;
     char *path = temp_path();
     struct err e = {{0}};
-    assert_int_equal(sim_report_write(&fx->c, NULL, S(65), path, &e), 0);
+    assert_int_equal(sim_report_write(&fx->c, NULL, NULL, S(65), path, &e), 0);
 
     char *text = slurp(path);
     /* Exact numbers, no escaped slashes, pretty-printed. */
@@ -561,7 +561,7 @@ static void test_report_history(void **state)
 
     char *path = temp_path();
     struct err e = {{0}};
-    assert_int_equal(sim_report_write(&fx->c, ran, S(65), path, &e), 0);
+    assert_int_equal(sim_report_write(&fx->c, ran, NULL, S(65), path, &e), 0);
     HASH_CLEAR(hh, ran);
     w->history = (struct wl_history){0};
     struct json_object *root = json_object_from_file(path);
@@ -621,13 +621,41 @@ static void test_report_empty(void **state)
     memset(&c, 0, sizeof(c));
     char *path = temp_path();
     struct err e = {{0}};
-    assert_int_equal(sim_report_write(&c, NULL, MS(1234), path, &e), 0);
+    assert_int_equal(sim_report_write(&c, NULL, NULL, MS(1234), path, &e), 0);
     struct json_object *root = json_object_from_file(path);
     assert_non_null(root);
-    assert_int_equal(json_object_object_length(root), 4);
+    assert_int_equal(json_object_object_length(root), 5);
     assert_field_double(root, "endTime", 1.234);
     assert_int_equal(json_object_array_length(field(root, "workloads")), 0);
     assert_int_equal(json_object_array_length(field(root, "clusterQueues")), 0);
+    assert_int_equal(json_object_array_length(field(root, "leftOut")), 0);
+    json_object_put(root);
+    unlink(path);
+    free(path);
+}
+
+/* leftOut: the queued workloads podDefaulting leaves out, as given. */
+static void test_report_left_out(void **state)
+{
+    (void)state;
+    struct cluster c;
+    memset(&c, 0, sizeof(c));
+    char *path = temp_path();
+    struct err e = {{0}};
+    struct json_object *lo = json_tokener_parse(
+        "[{\"kind\":\"Job\",\"namespace\":\"web\",\"name\":\"j\","
+        "\"queue\":\"main\",\"reason\":\"its namespace web is not "
+        "selected by managedJobsNamespaceSelector\"}]");
+    assert_non_null(lo);
+    assert_int_equal(sim_report_write(&c, NULL, lo, 0, path, &e), 0);
+    json_object_put(lo);
+    struct json_object *root = json_object_from_file(path);
+    assert_non_null(root);
+    struct json_object *v = field(root, "leftOut");
+    assert_int_equal(json_object_array_length(v), 1);
+    struct json_object *x = json_object_array_get_idx(v, 0);
+    assert_string_equal(json_object_get_string(field(x, "name")), "j");
+    assert_string_equal(json_object_get_string(field(x, "queue")), "main");
     json_object_put(root);
     unlink(path);
     free(path);
@@ -637,16 +665,16 @@ static void test_report_error(void **state)
 {
     struct fixture *fx = *state;
     struct err e = {{0}};
-    assert_int_equal(
-        sim_report_write(&fx->c, NULL, 0, "/nonexistent-ordo-dir/r.json", &e),
-        -ENOENT);
+    assert_int_equal(sim_report_write(&fx->c, NULL, NULL, 0,
+                                      "/nonexistent-ordo-dir/r.json", &e),
+                     -ENOENT);
     assert_string_equal(e.msg, "/nonexistent-ordo-dir/r.json: No such file or "
                                "directory");
 
     /* Write errors show up too (when the data is flushed). */
     if (access("/dev/full", W_OK) == 0) {
-        assert_int_equal(sim_report_write(&fx->c, NULL, 0, "/dev/full", &e),
-                         -ENOSPC);
+        assert_int_equal(
+            sim_report_write(&fx->c, NULL, NULL, 0, "/dev/full", &e), -ENOSPC);
         assert_string_equal(e.msg, "/dev/full: No space left on device");
     }
 }
@@ -965,6 +993,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report_history, setup, teardown),
         cmocka_unit_test(test_report_empty),
+        cmocka_unit_test(test_report_left_out),
         cmocka_unit_test_setup_teardown(test_report_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_durations, setup,

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "kube_int.h"
+#include "kube_webhook.h"
 #include "log.h"
 
 struct kube_obs {
@@ -17,8 +18,9 @@ struct kube_obs {
     struct scheduler *s;
     struct kube_backend *kb;
     struct sched_metrics *m;
-    struct http_server *http;
-    struct metric_family *synced, *writes, *sent;
+    struct http_server *http, *hook;
+    struct kube_webhook wh;
+    struct metric_family *synced, *writes, *sent, *reviews;
 };
 
 static const char *role(void *data)
@@ -93,6 +95,62 @@ static bool ready(void *data, char *buf, size_t n)
     return ok;
 }
 
+/* The webhook's view of the informers' cache. */
+static const struct object *cache_get(void *data, enum object_kind kind,
+                                      const char *key)
+{
+    struct kube_obs *ob = data;
+    return cluster_get_object(scheduler_cluster(ob->s), kind, key);
+}
+
+static unsigned on_review(void *data, const char *url, const char *body,
+                          size_t len, char **ret_body)
+{
+    struct kube_obs *ob = data;
+    struct kube_webhook_outcome out;
+    (void)url; /* every path: the registration names one */
+    unsigned code = kube_webhook_review(&ob->wh, body, len, ret_body, &out);
+    const char *result = code != 200   ? "error"
+                         : out.patched ? "patched"
+                                       : "unchanged";
+    if (code != 200)
+        LOG_W("webhook: %s", out.what);
+    else
+        LOG_V(1, "webhook: %s", out.what);
+    const char *v[] = {result};
+    if (ob->reviews)
+        metrics_add(metrics_series(ob->reviews, v), 1);
+    return code;
+}
+
+static int start_webhook(struct kube_obs *ob, struct err *e)
+{
+    if (!ob->o.webhook_cert || !ob->o.webhook_key)
+        return err_set(e, EINVAL,
+                       "--webhook-listen needs --webhook-cert and "
+                       "--webhook-key: the API server calls webhooks over "
+                       "HTTPS only");
+    ob->wh = (struct kube_webhook){
+        .rule = ob->o.webhook_rule, .get = cache_get, .get_data = ob};
+    struct http_server_options ho = {
+        .listen = ob->o.webhook_listen,
+        .cert_file = ob->o.webhook_cert,
+        .key_file = ob->o.webhook_key,
+        .post = on_review,
+        .post_data = ob,
+        .max_body = KUBE_WEBHOOK_MAX_BODY,
+        .post_only = true,
+        .reload_tls = true,
+        .flag = "--webhook",
+    };
+    int r = http_server_new(&ho, &ob->hook, e);
+    if (r < 0)
+        return r;
+    LOG_I("serving the pod webhook on %s (port %u) over TLS",
+          ob->o.webhook_listen, (unsigned)http_server_port(ob->hook));
+    return 0;
+}
+
 int kube_obs_new(const struct kube_obs_options *o, struct krequest_options *qo,
                  struct kube_obs **ret)
 {
@@ -134,10 +192,19 @@ int kube_obs_start(struct kube_obs *ob, struct scheduler *s,
                                      .help = "Status writes sent.",
                                      .type = METRIC_COUNTER,
                                      .labels = {"replica_role"}};
+    const struct metric_desc reviews = {
+        .name = "ordo_webhook_admission_reviews_total",
+        .help = "AdmissionReviews answered by the pod webhook, by result "
+                "(patched, unchanged, error).",
+        .type = METRIC_COUNTER,
+        .labels = {"result"}};
     if ((r = metrics_register(reg, &synced, &ob->synced)) < 0 ||
         (r = metrics_register(reg, &writes, &ob->writes)) < 0 ||
-        (r = metrics_register(reg, &sent, &ob->sent)) < 0)
+        (r = metrics_register(reg, &sent, &ob->sent)) < 0 ||
+        (r = metrics_register(reg, &reviews, &ob->reviews)) < 0)
         return err_set(e, -r, "metrics: %s", strerror(-r));
+    if (ob->o.webhook_listen && (r = start_webhook(ob, e)) < 0)
+        return r;
     if (!ob->o.listen)
         return 0;
     struct http_server_options ho = {
@@ -175,20 +242,44 @@ void kube_obs_free(struct kube_obs *ob)
     if (!ob)
         return;
     http_server_free(ob->http);
+    http_server_free(ob->hook);
     sched_metrics_free(ob->m);
     free(ob);
 }
 
+/* Rotated webhook certificates, every few seconds. */
+static void reload_webhook(struct kube_obs *ob)
+{
+    struct err e;
+    if (!ob->hook || !http_server_reload_due(ob->hook))
+        return;
+    int r = http_server_reload(ob->hook, &e);
+    if (r > 0)
+        LOG_I("webhook: certificate and key read again");
+    else if (r < 0)
+        LOG_E("webhook: %s", e.msg);
+}
+
 int kube_obs_process(struct kube_obs *ob, struct krequests *q, int timeout_ms)
 {
-    if (!ob || !ob->http)
+    if (!ob || (!ob->http && !ob->hook))
         return krequests_process(q, timeout_ms);
-    int64_t t = http_server_timeout_ms(ob->http);
-    if (t >= 0 && t < timeout_ms)
-        timeout_ms = (int)t;
-    struct curl_waitfd w = {.fd = http_server_fd(ob->http),
-                            .events = CURL_WAIT_POLLIN};
-    int r = krequests_process_fds(q, timeout_ms, &w, 1);
-    http_server_run(ob->http);
+    struct curl_waitfd w[2];
+    unsigned n = 0;
+    struct http_server *srv[2] = {ob->http, ob->hook};
+    for (int i = 0; i < 2; i++) {
+        if (!srv[i] || http_server_fd(srv[i]) < 0)
+            continue;
+        int64_t t = http_server_timeout_ms(srv[i]);
+        if (t >= 0 && t < timeout_ms)
+            timeout_ms = (int)t;
+        w[n++] = (struct curl_waitfd){.fd = http_server_fd(srv[i]),
+                                      .events = CURL_WAIT_POLLIN};
+    }
+    int r = krequests_process_fds(q, timeout_ms, n ? w : NULL, n);
+    for (int i = 0; i < 2; i++)
+        if (srv[i])
+            http_server_run(srv[i]);
+    reload_webhook(ob);
     return r;
 }

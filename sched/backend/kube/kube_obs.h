@@ -1,17 +1,26 @@
 /* kube_obs.h - what an operator sees of ordo-scheduler against a cluster:
  * the metrics (sched_metrics.h, plus the API client's requests, binds,
  * the write queue and the informers) and the HTTP endpoints
- * (http_server.h, --listen), served on the daemon's own loop. */
+ * (http_server.h, --listen), and the admission webhook (kube_webhook.h,
+ * --webhook-listen), served on the daemon's own loop. */
 #ifndef ORDO_KUBE_OBS_H
 #define ORDO_KUBE_OBS_H
 
 #include "http_server.h"
 #include "kube_backend.h"
+#include "queue_rule.h"
 
 struct kube_obs_options {
     const char *listen;               /* NULL: no endpoints */
     const char *cert_file, *key_file; /* TLS for them */
     struct replica_info replica;      /* who leads; NULL role: standalone */
+    /* --webhook-listen HOST:PORT with --webhook-cert/--webhook-key (both
+     * required): the admission webhook of kube_webhook.h, on every
+     * replica, the files read again when they change; rule: the
+     * configuration's podDefaulting (NULL: the defaults). */
+    const char *webhook_listen;
+    const char *webhook_cert, *webhook_key;
+    const struct queue_rule *webhook_rule;
 };
 
 struct kube_obs;

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "arena.h"
 #include "duration.h"
 #include "grow.h"
@@ -356,7 +358,8 @@ static int sim_write_metrics(struct sched_metrics *m, const char *path)
 int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             char **paths, int n_paths, const struct sim_options *opt)
 {
-    struct sim sm = {.opt = opt, .check = {.out = stderr}};
+    struct sim sm = {
+        .opt = opt, .check = {.out = stderr}, .rule = &cfg->pod_defaulting};
     struct err e;
     struct sched_metrics *metrics = NULL;
     int r = scheduler_new(cfg, plugins, &sim_backend, &sm, &sm.s);
@@ -391,8 +394,8 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
             fprintf(stderr, "ordo-scheduler: --plot: %s\n", e.msg);
             r = -EIO;
         }
-        if (opt->report &&
-            sim_report_write(c, sm.ran, sm.now_ns, opt->report, &e) < 0) {
+        if (opt->report && sim_report_write(c, sm.ran, sm.left_out, sm.now_ns,
+                                            opt->report, &e) < 0) {
             fprintf(stderr, "ordo-scheduler: --report: %s\n", e.msg);
             r = -EIO;
         }
@@ -415,5 +418,6 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
     scheduler_free(sm.s);
     sim_records_release(&sm);
     arena_free(sm.copies);
+    json_object_put(sm.left_out);
     return r;
 }

@@ -92,12 +92,17 @@ struct sim_ran {
     UT_hash_handle hh;
 };
 
+struct json_object;
+
 /* Writes the ordo.dev/sim-report/v1 JSON document; a pod set's nodes (where
  * its pods are now) come from ran (by workload key), or from the cluster's
- * pods when ran is NULL.
+ * pods when ran is NULL. left_out (a JSON array, or NULL: none) becomes
+ * "leftOut": the queued workloads podDefaulting leaves to another
+ * scheduler, each {kind, namespace, name, queue, reason}.
  * 0 or -errno with e. */
 int sim_report_write(const struct cluster *c, const struct sim_ran *ran,
-                     int64_t end_ns, const char *path, struct err *e);
+                     struct json_object *left_out, int64_t end_ns,
+                     const char *path, struct err *e);
 
 /* Prints one row per ClusterQueue (pending, admitted, finished workloads and
  * usage against nominal quota), a "(no ClusterQueue)" row when some have

@@ -14,6 +14,7 @@
 
 #include <uthash.h>
 
+#include "queue_rule.h"
 #include "resid.h"
 #include "sim.h"
 
@@ -224,6 +225,8 @@ int sim_explain(FILE *out, FILE *err, struct scheduler *s,
 
 struct arena;
 
+struct json_object;
+
 struct sim {
     struct scheduler *s;
     struct arena *copies; /* the controllers' copies (sim_copy_owner) */
@@ -253,6 +256,11 @@ struct sim {
     size_t n_old_jobs, cap_old_jobs;
     struct sim_pod **old_pods;
     size_t n_old_pods, cap_old_pods;
+    /* podDefaulting (queue_rule.h), applied to the manifests as the
+     * webhook would; the queued workloads it leaves out (a JSON array for
+     * the report's leftOut, NULL when none). */
+    const struct queue_rule *rule;
+    struct json_object *left_out;
 };
 
 /* a + b for times (ns >= 0), saturating at INT64_MAX: an instant that far

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "duration.h"
 #include "manifest.h"
 #include "manifest_check.h"
@@ -212,6 +214,29 @@ static int delete_pods(struct sim *sm, const struct object *o, int64_t arrival,
     return 0;
 }
 
+/* A queued workload the rule leaves out, for the report's leftOut. */
+static void note_left_out(const struct object *o, const char *queue,
+                          const char *why, void *data)
+{
+    struct sim *sm = data;
+    if (!sm->left_out && !(sm->left_out = json_object_new_array()))
+        return;
+    struct json_object *e = json_object_new_object();
+    if (!e)
+        return;
+    json_object_object_add(e, "kind",
+                           json_object_new_string(object_kind_name(o->kind)));
+    json_object_object_add(e, "namespace",
+                           json_object_new_string(o->meta.namespace_
+                                                      ? o->meta.namespace_
+                                                      : "default"));
+    json_object_object_add(e, "name", json_object_new_string(o->meta.name));
+    json_object_object_add(e, "queue", json_object_new_string(queue));
+    json_object_object_add(e, "reason", json_object_new_string(why));
+    if (json_object_array_add(sm->left_out, e) < 0)
+        json_object_put(e);
+}
+
 int sim_load(struct sim *sm, char **paths, int n_paths)
 {
     struct manifest_set set;
@@ -233,7 +258,10 @@ int sim_load(struct sim *sm, char **paths, int n_paths)
      * --strict the simulation runs on, as Kueue and Ordo would with such
      * objects (scenarios show it); with it, an error stops the load. */
     struct manifest_check_opts copts = {.strict = sm->opt->strict,
-                                        .whole_world = true};
+                                        .whole_world = true,
+                                        .rule = sm->rule,
+                                        .left_out = note_left_out,
+                                        .left_out_data = sm};
     struct manifest_check_counts counts = {0};
     if (r == 0 &&
         (r = manifest_check(&set, &copts, print_finding, NULL, &counts)) == 0 &&

@@ -385,7 +385,8 @@ static int write_item(FILE *f, struct json_object *obj, bool first)
 /* The report, one workload at a time: building the whole document first
  * would hold every workload's history twice (objects, then text). */
 static int report_stream(FILE *f, const struct cluster *c,
-                         const struct sim_ran *ran, int64_t end_ns)
+                         const struct sim_ran *ran,
+                         struct json_object *left_out, int64_t end_ns)
 {
     struct workload **v = NULL;
     size_t n = 0;
@@ -410,7 +411,14 @@ static int report_stream(FILE *f, const struct cluster *c,
         r = -EIO;
     for (uint32_t i = 0; r == 0 && i < c->n_cqs; i++)
         r = write_item(f, cq_json(c->cqs_v[i], &counts[i]), i == 0);
-    if (r == 0 && fputs(c->n_cqs ? "\n  ]\n}\n" : "]\n}\n", f) == EOF)
+    if (r == 0 && fputs(c->n_cqs ? "\n  ]" : "]", f) == EOF)
+        r = -EIO;
+    const char *lo = json_object_to_json_string_ext(
+        left_out, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (r == 0 && left_out && !lo)
+        r = -ENOMEM;
+    if (r == 0 &&
+        fprintf(f, ",\n  \"leftOut\": %s\n}\n", left_out ? lo : "[]") < 0)
         r = -EIO;
 out:
     json_object_put(end);
@@ -420,13 +428,14 @@ out:
 }
 
 int sim_report_write(const struct cluster *c, const struct sim_ran *ran,
-                     int64_t end_ns, const char *path, struct err *e)
+                     struct json_object *left_out, int64_t end_ns,
+                     const char *path, struct err *e)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return err_set(e, errno, "%s: %s", path, strerror(errno));
     errno = 0;
-    int r = report_stream(f, c, ran, end_ns);
+    int r = report_stream(f, c, ran, left_out, end_ns);
     int code = r == -ENOMEM ? ENOMEM : errno ? errno : EIO;
     if (fclose(f) != 0 && r == 0) {
         r = -EIO;
