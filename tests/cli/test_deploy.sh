@@ -120,7 +120,26 @@ keyb64=$(base64 -w0 "$tmp/client.key" | cut -c 20-80)
 qs=$tmp/quickstart
 qs_prepare "$src/examples/quickstart" "$qs"
 check "quickstart applied" 0 "created" -- k apply -f "$qs"
-"$bin" --kubeconfig "$tmp/sched.kubeconfig" --plugin-dir "$plugins" -v 10 \
+# The Deployment's own arguments, with the test's kubeconfig for --cluster,
+# files of the test's for the mounted ones and any free ports: a flag the
+# scheduler does not take, or a value it refuses, fails here.
+python3 - "$tmp/deploy.yaml" "$tmp" <<'PY' >"$tmp/args"
+import sys, yaml
+tmp = sys.argv[2]
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d["kind"] == "Deployment":
+        c = d["spec"]["template"]["spec"]["containers"][0]
+        for a in c["args"]:
+            a = a.replace("/etc/ordo/config/scheduler.yaml", tmp + "/scheduler.yaml")
+            a = a.replace("/etc/ordo/webhook/tls.crt", tmp + "/client.crt")
+            a = a.replace("/etc/ordo/webhook/tls.key", tmp + "/client.key")
+            a = a.replace("0.0.0.0:10259", "127.0.0.1:0").replace("0.0.0.0:9443", "127.0.0.1:0")
+            print("--kubeconfig=" + tmp + "/sched.kubeconfig" if a == "--cluster" else a)
+PY
+check "the Deployment's arguments: leader election, endpoints, webhook" 0 \
+    "--webhook-listen" -- cat "$tmp/args"
+mapfile -t deploy_args <"$tmp/args"
+"$bin" "${deploy_args[@]}" --plugin-dir "$plugins" -v 10 \
     >"$tmp/sched.log" 2>&1 &
 sched_pid=$!
 deadline=$((SECONDS + limit))
@@ -128,6 +147,9 @@ until qs_all_done >/dev/null 2>&1 || [ $SECONDS -ge $deadline ]; do
     sleep 1
 done
 check "every workload finished within ${limit}s" 0 "" -- qs_all_done
+check "as the Deployment runs it: it led, served the endpoints and the webhook" \
+    0 "" -- bash -c "grep -q 'serving /metrics' '$tmp/sched.log' &&
+        grep -q 'webhook' '$tmp/sched.log' && grep -q 'became leader' '$tmp/sched.log'"
 kill -TERM "$sched_pid"
 wait "$sched_pid"
 rc=$?
