@@ -7,6 +7,7 @@
 #include "arena.h"
 #include "decode.h"
 #include "decode_kinds.h"
+#include "kname.h"
 
 static int decode_field_time(struct decode_ctx *c, const struct doc_node *m,
                              const char *key, bool *ret_present,
@@ -88,6 +89,14 @@ int decode_meta(struct decode_ctx *c, const struct doc_node *m,
         r = decode_field_string(c, m, "namespace", &ret->namespace_);
     if (r == 0 && ret->namespace_ && !*ret->namespace_)
         ret->namespace_ = NULL;
+    /* Valid names name the object in the messages that follow (labels,
+     * annotations), before decode_body() checks them properly. */
+    bool ns_kind = c->kind && strcmp(c->kind, "Namespace") == 0;
+    if (r == 0 && !c->meta &&
+        !(ns_kind ? kname_check_dns_label(ret->name)
+                  : kname_check_dns_subdomain(ret->name)) &&
+        (!ret->namespace_ || !kname_check_dns_label(ret->namespace_)))
+        c->meta = ret;
     if (r == 0)
         r = decode_field_string(c, m, "uid", &ret->uid);
     if (r == 0)

@@ -387,10 +387,18 @@ static void test_labels(void **state)
     pod_label(k, "x", NULL);
 
     FMT(want,
-        "t.yaml:6: Pod: metadata.labels.app: invalid label value "
+        "t.yaml:6: Pod p: metadata.labels.app: invalid label value "
         "\"%s\": must be no more than 63 characters",
         rep(k, "v", 64));
     pod_label("app", rep(v, "v", 64), want);
+    /* a valid name names the object; an invalid one does not */
+    must_fail("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
+              "  namespace: team-a\n  labels: {app: 'a b'}\n"
+              "spec: {containers: []}\n",
+              "t.yaml:6: Pod team-a/p: metadata.labels.app: invalid label");
+    must_fail("apiVersion: v1\nkind: Pod\nmetadata:\n  name: 'P Q'\n"
+              "  labels: {app: 'a b'}\nspec: {containers: []}\n",
+              "t.yaml:5: Pod: metadata.labels.app: invalid label");
     /* longer values are quoted in part */
     FMT(want, "invalid label value \"%s...\": must be no more than 63",
         rep(k, "v", 64));

@@ -463,6 +463,91 @@ static void test_jobset_child_pods(void **state)
     env_free(&e);
 }
 
+#define JOB_PATH "/apis/batch/v1/namespaces/default/jobs/j"
+
+/* A resume the API server refuses is sent again after a backoff that
+ * doubles (10 s, 20 s), by the cluster's clock, until it is applied: a
+ * job left suspended would hold its admitted quota for ever. */
+static void test_resume_retried(void **state)
+{
+    struct env e;
+    env_new(&e, state);
+    script_pods(
+        LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":" CQ_SPEC("4") "}"),
+        EMPTY);
+    fake_rule("GET", "/apis/batch/v1/jobs", 200,
+              LIST("{\"metadata\":{\"name\":\"j\",\"namespace\":\"default\","
+                   "\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},"
+                   "\"spec\":{\"suspend\":true,\"parallelism\":1,"
+                   "\"template\":{\"spec\":{" CONTAINERS "}}}}"))
+        ->query = "limit";
+    fake_rule("PATCH", JOB_PATH, 403, "{\"kind\":\"Status\"}");
+    fake_rule("PATCH", JOB_PATH, 403, "{\"kind\":\"Status\"}");
+    fake_rule("PATCH", JOB_PATH, 200, "{}");
+    struct scheduler *s = e.f->s;
+    const int64_t t0 = INT64_C(1000) * 1000000000;
+    assert_int_equal(scheduler_clock(s, t0), 0);
+    start(&e);
+    assert_string_equal(fx_state(e.f, "default/j"), "admitted");
+    assert_non_null(find("PATCH", JOB_PATH, 0));
+    assert_null(find("PATCH", JOB_PATH, 1));
+    struct kube_backend_stats st;
+    kube_backend_get_stats(e.kb, &st);
+    assert_int_equal(st.resume_failed, 1);
+    assert_int_equal(e.kb->n_resume_retry, 1);
+
+    /* Not before its backoff. */
+    assert_int_equal(scheduler_clock(s, t0 + INT64_C(9) * 1000000000), 0);
+    assert_int_equal(kube_resume_retry(e.kb), 0);
+    assert_int_equal(scheduler_clock(s, t0 + INT64_C(11) * 1000000000), 0);
+    assert_int_equal(kube_resume_retry(e.kb), 1);
+    assert_int_equal(kube_resume_retry(e.kb), 0); /* its answer to come */
+    drive(&e);
+    assert_non_null(find("PATCH", JOB_PATH, 1));
+    kube_backend_get_stats(e.kb, &st);
+    assert_int_equal(st.resume_failed, 2);
+
+    /* The second wait is twice the first. */
+    assert_int_equal(scheduler_clock(s, t0 + INT64_C(30) * 1000000000), 0);
+    assert_int_equal(kube_resume_retry(e.kb), 0);
+    assert_int_equal(scheduler_clock(s, t0 + INT64_C(32) * 1000000000), 0);
+    assert_int_equal(kube_resume_retry(e.kb), 1);
+    drive(&e);
+    assert_non_null(find("PATCH", JOB_PATH, 2));
+    assert_int_equal(e.kb->n_resume_retry, 0); /* applied: forgotten */
+    assert_int_equal(kube_resume_retry(e.kb), 0);
+    assert_null(find("PATCH", JOB_PATH, 3));
+    env_free(&e);
+}
+
+/* A failed resume of a job that is gone is not sent again. */
+static void test_resume_of_gone_job_forgotten(void **state)
+{
+    struct env e;
+    env_new(&e, state);
+    script_pods(
+        LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":" CQ_SPEC("4") "}"),
+        EMPTY);
+    fake_rule("GET", "/apis/batch/v1/jobs", 200,
+              LIST("{\"metadata\":{\"name\":\"j\",\"namespace\":\"default\","
+                   "\"labels\":{\"kueue.x-k8s.io/queue-name\":\"lq\"}},"
+                   "\"spec\":{\"suspend\":true,\"parallelism\":1,"
+                   "\"template\":{\"spec\":{" CONTAINERS "}}}}"))
+        ->query = "limit";
+    fake_rule("PATCH", JOB_PATH, 403, "{\"kind\":\"Status\"}");
+    struct scheduler *s = e.f->s;
+    const int64_t t0 = INT64_C(1000) * 1000000000;
+    assert_int_equal(scheduler_clock(s, t0), 0);
+    start(&e);
+    assert_int_equal(e.kb->n_resume_retry, 1);
+    assert_int_equal(scheduler_object_deleted(s, OBJ_JOB, "default/j"), 0);
+    assert_int_equal(scheduler_clock(s, t0 + INT64_C(61) * 1000000000), 0);
+    assert_int_equal(kube_resume_retry(e.kb), 0);
+    assert_int_equal(e.kb->n_resume_retry, 0);
+    assert_null(find("PATCH", JOB_PATH, 1));
+    env_free(&e);
+}
+
 #define GANG_POD(i)                                                            \
     "{\"metadata\":{\"name\":\"g-" i "\",\"namespace\":\"default\","           \
     "\"uid\":\"pu-" i "\",\"ownerReferences\":[{\"apiVersion\":\"batch/v1\","  \
@@ -768,6 +853,8 @@ int main(void)
         T(test_rejected_skipped),
         T(test_hostile_objects_skipped),
         T(test_jobset_child_pods),
+        T(test_resume_retried),
+        T(test_resume_of_gone_job_forgotten),
         T(test_gang_bind_to_deleted_node),
         T(test_status_writes_follow_changes),
         T(test_workload_uid_after_conflict),

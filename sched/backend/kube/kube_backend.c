@@ -108,6 +108,7 @@ void kube_backend_free(struct kube_backend *kb)
         kube_op_free(kb->ops);
     }
     kube_evict_release(&kb->ke);
+    kube_resume_release(kb);
     if (kb->started)
         kube_status_release(kb);
     free(kb);
@@ -162,13 +163,16 @@ struct kinformer *kube_backend_informer(const struct kube_backend *kb,
     return (unsigned)r < KRES_MAX ? kb->inf[r] : NULL;
 }
 
-void kube_backend_retry_evictions(struct kube_backend *kb)
+void kube_backend_retry_actions(struct kube_backend *kb)
 {
-    if (!kb->started || kb->ke.n_retry == 0)
+    if (!kb->started)
         return;
-    int r = kube_evict_retry(&kb->ke);
+    int r = kb->ke.n_retry ? kube_evict_retry(&kb->ke) : 0;
     if (r < 0)
         LOG_E("retrying evictions: %s", strerror(-r));
+    r = kb->n_resume_retry ? kube_resume_retry(kb) : 0;
+    if (r < 0)
+        LOG_E("retrying resumes: %s", strerror(-r));
 }
 
 size_t kube_backend_ops_in_flight(const struct kube_backend *kb)

@@ -112,8 +112,9 @@ int kube_backend_drain_writes(struct kube_backend *kb);
 int kube_backend_flush(struct kube_backend *kb, int64_t deadline_ns);
 /* Binds (and the reads that resolve them) and resumes in flight. */
 size_t kube_backend_ops_in_flight(const struct kube_backend *kb);
-/* Evicts again the pods whose eviction failed (kube_evict_retry()). */
-void kube_backend_retry_evictions(struct kube_backend *kb);
+/* Evicts again the pods whose eviction failed (kube_evict_retry()) and
+ * resumes again the jobs whose resume failed (kube_resume_retry()). */
+void kube_backend_retry_actions(struct kube_backend *kb);
 /* The informer of a resource, to read (tests, status). */
 struct kinformer *kube_backend_informer(const struct kube_backend *kb,
                                         enum kube_res r);

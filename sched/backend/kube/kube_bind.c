@@ -347,6 +347,52 @@ int kube_evict_pod_of(void *data, const struct pod *p)
     return kube_evict_pod(&kb->ke, p);
 }
 
+/* A resume that failed: its workload is admitted and its room held, so
+ * the PATCH is sent again (kube_resume_retry) until the job runs, is
+ * evicted or is gone; a job left suspended would hold its quota for ever. */
+static void resume_again(struct kube_backend *kb, const char *key)
+{
+    struct kube_resume_again *a = NULL;
+    for (size_t i = 0; i < kb->n_resume_retry && !a; i++)
+        if (strcmp(kb->resume_retry[i].key, key) == 0)
+            a = &kb->resume_retry[i];
+    if (!a) {
+        if (kb->n_resume_retry == kb->cap_resume_retry) {
+            size_t cap = kb->cap_resume_retry ? 2 * kb->cap_resume_retry : 8;
+            struct kube_resume_again *v =
+                realloc(kb->resume_retry, cap * sizeof(*v));
+            if (!v)
+                goto oom;
+            kb->resume_retry = v;
+            kb->cap_resume_retry = cap;
+        }
+        char *k = strdup(key);
+        if (!k)
+            goto oom;
+        a = &kb->resume_retry[kb->n_resume_retry++];
+        *a = (struct kube_resume_again){.key = k};
+    }
+    a->backoff_ns = a->backoff_ns ? a->backoff_ns * 2 : KUBE_RESUME_BACKOFF_MIN_NS;
+    if (a->backoff_ns > KUBE_RESUME_BACKOFF_MAX_NS)
+        a->backoff_ns = KUBE_RESUME_BACKOFF_MAX_NS;
+    a->due_ns = scheduler_cluster(kb->s)->now_ns + a->backoff_ns;
+    LOG_W("resuming %s: tried again in %llds", key,
+          (long long)(a->backoff_ns / 1000000000));
+    return;
+oom:
+    LOG_E("resuming %s: no memory to retry it; its pods wait", key);
+}
+
+static void resume_forget(struct kube_backend *kb, const char *key)
+{
+    for (size_t i = 0; i < kb->n_resume_retry; i++)
+        if (strcmp(kb->resume_retry[i].key, key) == 0) {
+            free(kb->resume_retry[i].key);
+            kb->resume_retry[i] = kb->resume_retry[--kb->n_resume_retry];
+            return;
+        }
+}
+
 static void resume_done(void *data, const struct kreq_result *res)
 {
     struct kube_op *op = data;
@@ -354,10 +400,15 @@ static void resume_done(void *data, const struct kreq_result *res)
     op->req = NULL;
     if (res->status == 200) {
         LOG_V(2, "resume workload=\"%s\"", op->key);
+        resume_forget(kb, op->key);
     } else {
         kb->st.resume_failed++;
         LOG_E("resuming %s failed: %s%ld %.200s", op->key,
               res->error ? res->error : "HTTP ", res->status, res->body);
+        if (res->status == 404) /* the job is gone, and so is its workload */
+            resume_forget(kb, op->key);
+        else
+            resume_again(kb, op->key);
     }
     kube_op_free(op);
 }
@@ -391,6 +442,60 @@ int kube_resume(void *data, const struct workload *w)
     }
     kb->st.resumes++;
     return BACKEND_STARTED;
+}
+
+/* Still to resume: admitted, not being evicted, and its job, as last
+ * seen, still suspended. */
+static bool resume_wanted(const struct workload *w)
+{
+    if (!w || w->state != WL_ADMITTED || w->evicting || !w->top)
+        return false;
+    if (w->top->kind == OBJ_JOB)
+        return w->top->u.job.spec.suspend;
+    return w->top->kind == OBJ_JOBSET && w->top->u.jobset.suspend;
+}
+
+int kube_resume_retry(struct kube_backend *kb)
+{
+    const struct cluster *c = scheduler_cluster(kb->s);
+    int started = 0, err = 0;
+    for (size_t i = 0; i < kb->n_resume_retry;) {
+        struct kube_resume_again *a = &kb->resume_retry[i];
+        const struct workload *w = cluster_get_workload(c, a->key);
+        bool wanted = resume_wanted(w);
+        if (wanted && (a->due_ns > c->now_ns || err)) {
+            i++; /* its time still to come */
+            continue;
+        }
+        if (wanted) {
+            int r = kube_resume(kb, w);
+            if (r < 0) {
+                err = r;
+                i++;
+                continue;
+            }
+            started++;
+        }
+        /* Sent again, or nothing left to do: its answer decides whether
+         * it comes back (keeping the backoff it had). */
+        if (wanted) {
+            i++;
+            a->due_ns = INT64_MAX; /* until resume_done says */
+            continue;
+        }
+        free(a->key);
+        kb->resume_retry[i] = kb->resume_retry[--kb->n_resume_retry];
+    }
+    return err ? err : started;
+}
+
+void kube_resume_release(struct kube_backend *kb)
+{
+    for (size_t i = 0; i < kb->n_resume_retry; i++)
+        free(kb->resume_retry[i].key);
+    free(kb->resume_retry);
+    kb->resume_retry = NULL;
+    kb->n_resume_retry = kb->cap_resume_retry = 0;
 }
 
 const struct backend_ops kube_backend_ops = {

@@ -142,7 +142,7 @@ static void lead(struct daemon *d, int64_t *last_run, int64_t *last_retry)
         LOG_E("status writes: %s", strerror(-r));
     if (m - *last_retry >= EVICT_RETRY_NS) {
         *last_retry = m;
-        kube_backend_retry_evictions(d->kb);
+        kube_backend_retry_actions(d->kb);
     }
 }
 

@@ -35,6 +35,16 @@ struct kube_op {
     char *key, *ns, *name, *node;
 };
 
+/* A job whose resume failed, sent again after backoff_ns
+ * (KUBE_RESUME_BACKOFF_MIN_NS doubling to _MAX_NS, the cluster's clock). */
+struct kube_resume_again {
+    char *key;      /* the workload's key (owned) */
+    int64_t due_ns; /* not before; INT64_MAX: sent, its answer to come */
+    int64_t backoff_ns;
+};
+#define KUBE_RESUME_BACKOFF_MIN_NS (INT64_C(10) * 1000000000)
+#define KUBE_RESUME_BACKOFF_MAX_NS (INT64_C(60) * 1000000000)
+
 struct kube_backend {
     struct kclient *kc;
     struct krequests *q;
@@ -45,6 +55,8 @@ struct kube_backend {
     struct kube_evict ke;
     bool started, changed;
     struct kube_op *ops;
+    struct kube_resume_again *resume_retry; /* kube_bind.c */
+    size_t n_resume_retry, cap_resume_retry;
     struct kube_backend_stats st;
     /* Status writes (kube_status.c). */
     struct kube_writes writes;
@@ -78,5 +90,11 @@ void kube_op_free(struct kube_op *op);
 int kube_bind_pod(void *data, const struct pod *p, const struct node *n);
 int kube_evict_pod_of(void *data, const struct pod *p);
 int kube_resume(void *data, const struct workload *w);
+/* Sends again the resumes that failed and whose backoff is over, for
+ * workloads still admitted whose job is still suspended; forgets the
+ * others. How many were sent, or a negative errno (the rest wait). */
+int kube_resume_retry(struct kube_backend *kb);
+/* Frees the resume retry list. */
+void kube_resume_release(struct kube_backend *kb);
 
 #endif
