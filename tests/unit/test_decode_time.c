@@ -148,12 +148,12 @@ static void test_saturation(void **state)
     must_parse("0000-02-29T00:00:00Z"); /* year 0 is a leap year */
 }
 
-/* The decoder names the field and keeps saturated times. */
+/* The decoder names the object and the field, and keeps saturated times. */
 static void test_decoded(void **state)
 {
     must_fail("apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n"
               "  creationTimestamp: \"2024-02-30T00:00:00Z\"\n",
-              "t.yaml:5: Node: metadata.creationTimestamp: invalid RFC 3339 "
+              "t.yaml:5: Node n: metadata.creationTimestamp: invalid RFC 3339 "
               "time \"2024-02-30T00:00:00Z\"");
     must_fail("apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n"
               "  deletionTimestamp: \"2024-01-01T00:00:60Z\"\n",
