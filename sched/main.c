@@ -57,6 +57,8 @@ enum {
     OPT_CA_FILE,
     OPT_INSECURE,
     OPT_QPS,
+    OPT_WRITE_QPS,
+    OPT_WRITE_BURST,
     OPT_BURST,
     OPT_LEADER_ELECT,
     OPT_LE_LEASE,
@@ -122,6 +124,10 @@ static void usage(FILE *out)
         "                        Events still)\n"
         "  --qps N, --burst N    API request rate limit (default 200, "
         "burst 400)\n"
+        "  --write-qps N, --write-burst N\n"
+        "                        status writes' share of it (Workloads, "
+        "queue and pod\n"
+        "                        status, Events; default 100, burst 400)\n"
         "  --listen HOST:PORT    serve /metrics, /healthz, /readyz and "
         "/queues there\n"
         "  --listen-cert FILE, --listen-key FILE\n"
@@ -462,6 +468,8 @@ int main(int argc, char **argv)
         {"certificate-authority", required_argument, NULL, OPT_CA_FILE},
         {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
         {"qps", required_argument, NULL, OPT_QPS},
+        {"write-qps", required_argument, NULL, OPT_WRITE_QPS},
+        {"write-burst", required_argument, NULL, OPT_WRITE_BURST},
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"listen-cert", required_argument, NULL, OPT_LISTEN_CERT},
         {"listen-key", required_argument, NULL, OPT_LISTEN_KEY},
@@ -618,17 +626,24 @@ int main(int argc, char **argv)
             o.kube_opt.obs.webhook_key = optarg;
             break;
         case OPT_QPS:
-        case OPT_BURST: {
+        case OPT_BURST:
+        case OPT_WRITE_QPS:
+        case OPT_WRITE_BURST: {
+            static const char *const names[] = {"qps", "burst", "write-qps",
+                                                "write-burst"};
+            uint32_t *dst[] = {&o.kube_opt.qps, &o.kube_opt.burst,
+                               &o.kube_opt.write_qps, &o.kube_opt.write_burst};
+            int i = c == OPT_QPS ? 0 : c == OPT_BURST ? 1 : c == OPT_WRITE_QPS ? 2 : 3;
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*optarg == '\0' || *end || v < 1 || v > 100000) {
                 fprintf(stderr,
                         "ordo-scheduler: --%s: expected 1 to 100000, got "
                         "\"%s\"\n",
-                        c == OPT_QPS ? "qps" : "burst", optarg);
+                        names[i], optarg);
                 return 2;
             }
-            *(c == OPT_QPS ? &o.kube_opt.qps : &o.kube_opt.burst) = (uint32_t)v;
+            *dst[i] = (uint32_t)v;
             break;
         }
         case OPT_LEADER_ELECT:

@@ -51,6 +51,15 @@ const char *kreq_method_name(enum kreq_method m)
     return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
 }
 
+const char *kreq_result_what(const struct kreq_result *r, char *buf, size_t n)
+{
+    if (r->error)
+        snprintf(buf, n, "%s", r->error);
+    else
+        snprintf(buf, n, "HTTP %ld", r->status);
+    return buf;
+}
+
 static int64_t mono_ms(void *unused)
 {
     (void)unused;

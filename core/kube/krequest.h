@@ -102,6 +102,11 @@ struct kreq_result {
     bool refused; /* may_write said no: nothing was sent this attempt */
 };
 
+/* How a request ended, for a log line: "HTTP 503", or curl's words when
+ * no answer came ("Empty reply from server"). Writes into buf (size n)
+ * and returns it. */
+const char *kreq_result_what(const struct kreq_result *r, char *buf, size_t n);
+
 /* Called once per request unless it was cancelled; res is valid during
  * the call. It may start and cancel requests. */
 typedef void (*kreq_done_cb)(void *data, const struct kreq_result *res);

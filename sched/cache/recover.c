@@ -19,11 +19,30 @@ static const char *annot(const struct pod *p, const char *key)
     return strmap_get(&p->obj->meta.annotations, key);
 }
 
-/* Whether p is bound and records an admission of w. A record naming
- * another workload (a pod adopted since) is not w's. */
+/* Whether the Job or JobSet of w runs (not suspended): the pods it
+ * finished under an admission belong to the current one. */
+static bool top_runs(const struct workload *w)
+{
+    const struct object *t = w->top;
+    if (!t || (w->kind != WL_JOB && w->kind != WL_JOBSET))
+        return false;
+    return t->kind == OBJ_JOB ? !t->u.job.spec.suspend : !t->u.jobset.suspend;
+}
+
+bool recover_pod_ran(const struct workload *w, const struct pod *p)
+{
+    return (p->state == PODSTATE_SUCCEEDED || p->state == PODSTATE_FAILED) &&
+           p->obj && p->obj->u.pod.spec.node_name &&
+           annot(p, ANNOT_ADMISSION_CQ) && top_runs(w);
+}
+
+/* Whether p is bound, or ran (recover_pod_ran), and records an admission
+ * of w. A record naming another workload (a pod adopted since) is not
+ * w's. */
 static bool records(const struct workload *w, const struct pod *p)
 {
-    if (p->state != PODSTATE_BOUND || !p->obj || !annot(p, ANNOT_ADMISSION_CQ))
+    if (!p->obj || !annot(p, ANNOT_ADMISSION_CQ) ||
+        (p->state != PODSTATE_BOUND && !recover_pod_ran(w, p)))
         return false;
     const char *wl = annot(p, ANNOT_ADMISSION_WORKLOAD);
     if (wl && strcmp(wl, w->key) != 0) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "recover.h"
 #include "resid.h"
 
 /* Sets a pod set's count and template: per-pod request as resource ids
@@ -364,9 +365,11 @@ static int pod_join(struct cluster *c, struct workload *w, struct pod *p)
         return -ENOMEM;
     if (w->state == WL_ADMITTED && p->state == PODSTATE_PENDING)
         return cluster_mark_straggler(c, w);
-    if (p->state == PODSTATE_BOUND && w->state == WL_PENDING) {
-        /* Running before Ordo started: admitted already; requeue_all
-         * infers the flavors and charges the quota. */
+    if ((p->state == PODSTATE_BOUND || recover_pod_ran(w, p)) &&
+        w->state == WL_PENDING) {
+        /* Running before Ordo started (or its pods that ran finished):
+         * admitted already; requeue_all infers the flavors and charges the
+         * quota. */
         w->state = WL_ADMITTED;
         w->admitted_ns = c->now_ns;
         w->has_admitted = true;

@@ -56,6 +56,8 @@ check "--cluster with nothing to use" 1 "not in a cluster" -- \
     "$bin" --plugin-dir "$plugins" --cluster
 check "bad scheme" 1 "API client for ftp://x" -- run --server ftp://x
 check "qps 0" 2 "--qps: expected 1 to 100000" -- run --server http://x --qps 0
+check "write-qps 0" 2 "--write-qps: expected 1 to 100000" -- run --server http://x --write-qps 0
+check "write-burst junk" 2 "--write-burst: expected 1 to 100000, got \"2x\"" -- run --server http://x --write-burst 2x
 check "stray argument" 2 "unexpected argument" -- run --server http://x extra
 check "lease duration not a duration" 2 \
     "--leader-elect-lease-duration: expected a duration from 1s to 1h such as 15s or 1m30s, got \"15\"" -- \

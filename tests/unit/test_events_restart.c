@@ -153,6 +153,45 @@ static void test_half_bound_completed(void **state)
     assert_int_equal(fx_free(f, "n2", "cpu"), 5000);
 }
 
+/* Pod i of Job ns/job that ran on node and succeeded, with its record. */
+#define RS_DONE_POD(job, i, node, annotations)                                 \
+    RS_BOUND_POD(job, i, node, annotations) "status: {phase: Succeeded}\n"
+
+/* A restart after a gang's binds were cut short and its bound pods have
+ * all finished since: no pod is bound, but the finished ones record the
+ * admission and the Job runs unsuspended, so it is admitted still, its
+ * last pod placed within it (not queued for a gang of pods its controller
+ * will never make again). */
+static void test_finished_pods_keep_admission(void **state)
+{
+    struct fx *f = *state;
+    fx_add(f, RS_FLAVORS RS_CQ("cq", "4", "4") FX_LQ("ns", "lq", "cq")
+                  RS_NODE("n1", "a", "8") RS_NODE("n2", "b", "8")
+                      FX_JOB("ns", "a", "lq", "3", "1")
+                          RS_DONE_POD("a", "0", "n2", RS_REC("a", "cq", "cpu=fb"))
+                              RS_DONE_POD("a", "1", "n2",
+                                          RS_REC("a", "cq", "cpu=fb"))
+                                  FX_JOB_POD("ns", "a", "2", "1"));
+    fx_run(f);
+    assert_string_equal(fx_state(f, "ns/a"), "admitted");
+    assert_string_equal(fx_wl(f, "ns/a")->admitted_cq->name, "cq");
+    assert_int_equal(f->n_binds, 1);
+    assert_string_equal(f->binds[0], "ns/a-2@n2");
+    assert_int_equal(f->n_evicts, 0);
+    assert_int_equal(fx_usage(f, "cq", "fa", "cpu"), 0);
+
+    /* A suspended Job's finished pods are an old admission's: it queues. */
+    fx_add(f, "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: b\n"
+              "  namespace: ns\n  uid: uid-b\n"
+              "  labels: {kueue.x-k8s.io/queue-name: lq}\n"
+              "spec:\n  suspend: true\n  parallelism: 1\n  template:\n"
+              "    spec:\n      schedulerName: ordo-scheduler\n"
+              "      containers: [{name: c, resources: {requests: {cpu: '9'}}}]\n"
+                  RS_DONE_POD("b", "0", "n2", RS_REC("b", "cq", "cpu=fb")));
+    fx_run(f);
+    assert_string_equal(fx_state(f, "ns/b"), "pending");
+}
+
 static void test_half_bound_flavor_gone(void **state)
 {
     struct fx *f = *state;
@@ -322,6 +361,8 @@ int main(void)
                                         fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_unrecorded_pods_inferred, fx_setup,
                                         fx_teardown),
+        cmocka_unit_test_setup_teardown(test_finished_pods_keep_admission,
+                                        fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_half_bound_completed, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_half_bound_flavor_gone, fx_setup,

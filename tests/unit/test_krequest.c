@@ -601,6 +601,20 @@ static void test_write_gate(void **state)
     env_free(&e);
 }
 
+/* A result in a log line: the HTTP status, or curl's words, never both
+ * glued together ("Empty reply from server0"). */
+static void test_result_what(void **state)
+{
+    char buf[64];
+    struct kreq_result r = {.status = 503};
+    assert_string_equal(kreq_result_what(&r, buf, sizeof(buf)), "HTTP 503");
+    r = (struct kreq_result){.error = "Empty reply from server"};
+    assert_string_equal(kreq_result_what(&r, buf, sizeof(buf)),
+                        "Empty reply from server");
+    char tiny[5];
+    assert_string_equal(kreq_result_what(&r, tiny, sizeof(tiny)), "Empt");
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int main(void)
@@ -619,6 +633,7 @@ int main(void)
         T(test_on_result),
         T(test_extra_fds),
         T(test_write_gate),
+        T(test_result_what),
     };
     return cmocka_run_group_tests_name("krequest", tests, fake_start,
                                        fake_stop);

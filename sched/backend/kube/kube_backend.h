@@ -68,6 +68,8 @@ struct kube_backend_options {
     /* Write Workload objects, queue and pod status and Events
      * (kube_status.h); workloads_off: all but the Workload objects. */
     bool write_status, workloads_off;
+    /* Their rate (a second) and burst; 0: KUBE_STATUS_RATE, _BURST. */
+    uint32_t write_rate, write_burst;
 };
 
 struct kube_backend_stats {

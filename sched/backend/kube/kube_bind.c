@@ -403,8 +403,9 @@ static void resume_done(void *data, const struct kreq_result *res)
         resume_forget(kb, op->key);
     } else {
         kb->st.resume_failed++;
-        LOG_E("resuming %s failed: %s%ld %.200s", op->key,
-              res->error ? res->error : "HTTP ", res->status, res->body);
+        char what[256];
+        LOG_E("resuming %s failed: %s %.200s", op->key,
+              kreq_result_what(res, what, sizeof(what)), res->body);
         if (res->status == 404) /* the job is gone, and so is its workload */
             resume_forget(kb, op->key);
         else

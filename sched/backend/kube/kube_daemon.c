@@ -362,6 +362,8 @@ int kube_daemon_run(const struct sched_config *cfg,
         .hook_data = &d,
         .write_status = true,
         .workloads_off = opt->no_workload_writes,
+        .write_rate = opt->write_qps,
+        .write_burst = opt->write_burst,
     };
     struct kube_leader_options lo = {
         .ns = opt->lease_namespace ? opt->lease_namespace : "kube-system",

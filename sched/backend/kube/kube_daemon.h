@@ -34,6 +34,7 @@ struct kube_daemon_options {
     const char *server, *token, *ca_file; /* over the kubeconfig's */
     bool insecure_skip_verify;
     uint32_t qps, burst;         /* 0: krequest.h's defaults */
+    uint32_t write_qps, write_burst; /* status writes; 0: kube_status.h's */
     int64_t evict_grace_seconds; /* < 0: the pod's own */
     bool no_workload_writes;     /* no Workload objects (Kueue's own) */
     /* --listen HOST:PORT (+ --listen-cert/--listen-key): the endpoints

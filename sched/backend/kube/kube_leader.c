@@ -128,9 +128,10 @@ static void got_done(void *data, const struct kreq_result *res)
     struct kube_leader *l = data;
     struct klease_action a;
     l->busy = false;
+    char what[256];
     if (res->status != 200 && res->status != 404)
-        LOG_W("leader election: reading the Lease: %s%ld",
-              res->error ? res->error : "HTTP ", res->status);
+        LOG_W("leader election: reading the Lease: %s",
+              kreq_result_what(res, what, sizeof(what)));
     if (klease_got(l->kl, now_ms(l), wall_us(), res->status, res->body, &a) < 0)
         LOG_E("leader election: out of memory");
     else
@@ -141,9 +142,10 @@ static void wrote_done(void *data, const struct kreq_result *res)
 {
     struct kube_leader *l = data;
     l->busy = false;
+    char what[256];
     if (res->status != 200 && res->status != 201)
-        LOG_W("leader election: writing the Lease: %s%ld",
-              res->error ? res->error : "HTTP ", res->status);
+        LOG_W("leader election: writing the Lease: %s",
+              kreq_result_what(res, what, sizeof(what)));
     klease_wrote(l->kl, now_ms(l), res->status, res->body);
 }
 

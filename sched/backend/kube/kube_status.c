@@ -51,7 +51,10 @@ int kube_status_init(struct kube_backend *kb)
 {
     if (!kb->opt.write_status)
         return 0;
-    kube_writes_init(&kb->writes, KUBE_STATUS_RATE, KUBE_STATUS_BURST,
+    kube_writes_init(&kb->writes,
+                     kb->opt.write_rate ? kb->opt.write_rate : KUBE_STATUS_RATE,
+                     kb->opt.write_burst ? kb->opt.write_burst
+                                         : KUBE_STATUS_BURST,
                      now_of(kb));
     kb->writes.workloads_off = kb->opt.workloads_off;
     char host[256] = "";

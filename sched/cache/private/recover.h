@@ -28,6 +28,13 @@ struct recorded {
 int recover_read(const struct cluster *c, const struct workload *w,
                  struct recorded *ret);
 
+/* Whether pod p of w finished (Succeeded or Failed) on a node under a
+ * recorded admission while w's Job or JobSet runs unsuspended: w was
+ * admitted then and still is (Kueue suspends a Job it evicts), though
+ * none of its pods may be bound now (all that ran finished, one whose
+ * bind was cut short still to place). */
+bool recover_pod_ran(const struct workload *w, const struct pod *p);
+
 /* Whether what w's charges (workload_record_charges) take of its admitted
  * ClusterQueue fits there now, borrowing included (Kueue's
  * workloadFits); *ret_fr names the (flavor, resource) that does not. 1,
