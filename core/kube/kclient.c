@@ -40,6 +40,7 @@ struct kevict {
     size_t len, cap;
     bool too_large, oom;
     bool fenced; /* may_write said no: ends failed, unsent */
+    bool fenced_late; /* said no as the request was about to leave */
     char errbuf[CURL_ERROR_SIZE];
     char refusal[DESC_MAX + 32]; /* why the eviction fell back to DELETE */
     char why[WHY_MAX];
@@ -390,6 +391,23 @@ int kclient_easy_setup(struct kclient *kc, CURL *easy)
     return curl_errno(rc);
 }
 
+/* CURLOPT_PREREQFUNCTION: the fence again as the request leaves (see
+ * krequest.c's kreq_prereq: curl may hold a handle a while). */
+static int kevict_prereq(void *clientp, char *conn_primary_ip,
+                         char *conn_local_ip, int conn_primary_port,
+                         int conn_local_port)
+{
+    struct kevict *ev = clientp;
+    (void)conn_primary_ip;
+    (void)conn_local_ip;
+    (void)conn_primary_port;
+    (void)conn_local_port;
+    if (!ev->kc->may_write || ev->kc->may_write(ev->kc->gate_data))
+        return CURL_PREREQFUNC_OK;
+    ev->fenced_late = true;
+    return CURL_PREREQFUNC_ABORT;
+}
+
 /* Options every request of an eviction shares. */
 static int easy_setup(struct kevict *ev)
 {
@@ -401,6 +419,10 @@ static int easy_setup(struct kevict *ev)
     SETOPT(ev->easy, CURLOPT_ERRORBUFFER, ev->errbuf);
     SETOPT(ev->easy, CURLOPT_WRITEFUNCTION, kevict_write);
     SETOPT(ev->easy, CURLOPT_WRITEDATA, (void *)ev);
+    if (ev->kc->may_write) {
+        SETOPT(ev->easy, CURLOPT_PREREQFUNCTION, kevict_prereq);
+        SETOPT(ev->easy, CURLOPT_PREREQDATA, (void *)ev);
+    }
     return rc == CURLE_OK ? 0 : curl_errno(rc);
 }
 
@@ -602,6 +624,10 @@ static bool eviction_refused(long http, bool multi_pdb)
 /* Applies the policy of kclient.h to the request that just finished. */
 static void kevict_finished(struct kevict *ev, CURLcode rc)
 {
+    if (ev->fenced_late) {
+        kevict_end(ev, KEVICT_FAILED, 0, "eviction not sent: not the leader");
+        return;
+    }
     char desc[DESC_MAX];
     long http = 0;
     bool multi_pdb = false;

@@ -302,6 +302,28 @@ static int kreq_headers(struct kreq *r, const char *ct)
     return 0;
 }
 
+static bool gate_refuses(const struct krequests *q, const struct kreq *r);
+
+/* CURLOPT_PREREQFUNCTION: the fence asked again when the connection is
+ * there and the request about to leave. A write handed to curl may wait
+ * there (for a connection, behind a long cycle) past the moment the gate
+ * said yes; one that would leave after the lease's renew deadline is
+ * stopped unsent. */
+static int kreq_prereq(void *clientp, char *conn_primary_ip,
+                       char *conn_local_ip, int conn_primary_port,
+                       int conn_local_port)
+{
+    struct kreq *r = clientp;
+    (void)conn_primary_ip;
+    (void)conn_local_ip;
+    (void)conn_primary_port;
+    (void)conn_local_port;
+    if (!gate_refuses(r->q, r))
+        return CURL_PREREQFUNC_OK;
+    r->refused = true;
+    return CURL_PREREQFUNC_ABORT;
+}
+
 /* Sets the handle's options: once, and again before a retry so that it
  * goes with the credential source's current token. */
 static int kreq_setopts(struct kreq *r)
@@ -323,6 +345,10 @@ static int kreq_setopts(struct kreq *r)
         SETOPT(CURLOPT_TIMEOUT_MS, spec->timeout_ms);
     if (spec->method != KREQ_GET && spec->method != KREQ_POST)
         SETOPT(CURLOPT_CUSTOMREQUEST, kreq_method_name(spec->method));
+    if (spec->method != KREQ_GET && r->q->opt.may_write) {
+        SETOPT(CURLOPT_PREREQFUNCTION, kreq_prereq);
+        SETOPT(CURLOPT_PREREQDATA, (void *)r);
+    }
     if (spec->method != KREQ_GET) {
         SETOPT(CURLOPT_POSTFIELDS, r->body ? r->body : "");
         SETOPT(CURLOPT_POSTFIELDSIZE_LARGE,

@@ -571,8 +571,9 @@ static bool gate(void *data)
 }
 
 /* Fencing: an eviction the gate refuses is not sent and fails later from
- * kclient_complete() (the caller retries it), and so does a DELETE
- * fallback refused after its eviction was sent. */
+ * kclient_complete() (the caller retries it), as does one the gate
+ * refuses as it is about to leave, and a DELETE fallback refused after
+ * its eviction was sent. */
 static void test_write_gate(void **state)
 {
     (void)state;
@@ -593,17 +594,32 @@ static void test_write_gate(void **state)
     assert_int_equal(o.http, 0);
     assert_string_equal(o.why, "eviction not sent: not the leader");
     assert_int_equal(fake_srv.n_records, 0);
-    /* Open for the eviction, shut for its fallback. */
-    struct outcome o2 = {0};
+    /* Open as it is handed to curl, shut as it would leave: not sent. */
+    struct outcome o1 = {0};
     gate_asked = 0;
     gate_answers[0] = true;
     gate_answers[1] = false;
+    assert_int_equal(
+        kclient_evict_pod(kc, "ns", "name", "uid-1", -1, on_done, &o1), 0);
+    drain(kc);
+    assert_int_equal(o1.calls, 1);
+    assert_int_equal(o1.outcome, KEVICT_FAILED);
+    assert_string_equal(o1.why, "eviction not sent: not the leader");
+    assert_int_equal(gate_asked, 2);
+    assert_int_equal(fake_srv.n_records, 0);
+    /* Open for the eviction (handed over, leaving), shut for its
+     * fallback. */
+    struct outcome o2 = {0};
+    gate_asked = 0;
+    gate_answers[0] = true;
+    gate_answers[1] = true;
+    gate_answers[2] = false;
     assert_int_equal(
         kclient_evict_pod(kc, "ns", "name", "uid-1", -1, on_done, &o2), 0);
     drain(kc);
     assert_int_equal(o2.calls, 1);
     assert_int_equal(o2.outcome, KEVICT_FAILED);
-    assert_int_equal(gate_asked, 2);
+    assert_int_equal(gate_asked, 3);
     assert_int_equal(fake_srv.n_records, 1); /* the POST, no DELETE */
     assert_request(0, "POST", EVICT_PATH);
     kclient_free(kc);

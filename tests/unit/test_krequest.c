@@ -529,9 +529,13 @@ static void test_cancel_and_invalid(void **state)
 static bool gate_open;
 static int gate_calls;
 
+static int gate_open_calls = -1; /* >= 0: open for that many more calls */
+
 static bool test_gate(void *data)
 {
     gate_calls++;
+    if (gate_open_calls >= 0)
+        return gate_open_calls-- > 0;
     return gate_open;
 }
 
@@ -601,6 +605,36 @@ static void test_write_gate(void **state)
     env_free(&e);
 }
 
+/* The gate is asked again as the request is about to leave: a write
+ * handed to curl while leading, whose lease is lost before curl sends it
+ * (a long cycle, no free connection), is refused unsent. */
+static void test_write_gate_at_send(void **state)
+{
+    fake_reset();
+    fake_now = 1000;
+    struct env e;
+    struct kclient_options ko = {.base_url = fake_srv.base};
+    assert_int_equal(kclient_new(&ko, &e.kc), 0);
+    struct krequest_options o = {.now_ms = test_clock, .seed = 42,
+                                 .may_write = test_gate};
+    assert_int_equal(krequests_new(e.kc, &o, &e.q), 0);
+    fake_rule("POST", "/w", 201, "{}");
+    struct refused w = {0};
+    struct kreq_spec write = {.method = KREQ_POST, .path = "/w"};
+    gate_calls = 0;
+    gate_open_calls = 1; /* yes at dispatch, no as it leaves */
+    assert_int_equal(krequest_start(e.q, &write, on_refusable, NULL, &w, NULL),
+                     0);
+    drive(&e);
+    gate_open_calls = -1;
+    assert_int_equal(gate_calls, 2);
+    assert_int_equal(w.calls, 1);
+    assert_true(w.refused);
+    assert_int_equal(w.status, 0);
+    assert_int_equal(n_records(), 0); /* it never left */
+    env_free(&e);
+}
+
 /* A result in a log line: the HTTP status, or curl's words, never both
  * glued together ("Empty reply from server0"). */
 static void test_result_what(void **state)
@@ -633,6 +667,7 @@ int main(void)
         T(test_on_result),
         T(test_extra_fds),
         T(test_write_gate),
+        T(test_write_gate_at_send),
         T(test_result_what),
     };
     return cmocka_run_group_tests_name("krequest", tests, fake_start,
