@@ -22,14 +22,17 @@
 enum { NODE_FIT_UNKNOWN = 0, NODE_FIT_OK, NODE_FIT_REFUSED };
 
 void node_fit_begin(struct node_fit *nf, struct ordo_cycle *cy,
-                    const struct workload *wl)
+                    const struct workload *wl, size_t n_pods)
 {
     nf->cy = cy;
     nf->wl = wl;
     nf->n_nodes = cy->c->n_nodes;
+    nf->known = NULL;
+    /* With one pod per pod set nothing would be asked twice. Without
+     * scratch every check is made in full: slower, still right. */
     size_t cells = (size_t)wl->n_podsets * nf->n_nodes;
-    /* Without scratch every check is made in full: slower, still right. */
-    nf->known = cells ? arena_calloc(cy->scratch, cells, 1) : NULL;
+    if (cells && n_pods > wl->n_podsets)
+        nf->known = arena_calloc(cy->scratch, cells, 1);
 }
 
 /* The flavor assigned to pod set ps for resource group g, or NULL. The

@@ -25,9 +25,10 @@ struct node_fit {
     uint8_t *known;
 };
 
-/* Starts the checks of wl's placement in cy (cy->assign its flavors). */
+/* Starts the checks of the placement of n_pods pods of wl in cy
+ * (cy->assign its flavors). */
 void node_fit_begin(struct node_fit *nf, struct ordo_cycle *cy,
-                    const struct workload *wl);
+                    const struct workload *wl, size_t n_pods);
 
 /* True when one pod of pod set ps (pod: its requests) may go on n. False
  * with the reason in cy->reason, e.g. "node a100-1 lacks label

@@ -104,7 +104,7 @@ static enum place_outcome place_list(struct ordo_cycle *cy, struct workload *wl,
 {
     char why[REASON_MAX];
     struct node_fit nf;
-    node_fit_begin(&nf, cy, wl);
+    node_fit_begin(&nf, cy, wl, n);
     for (size_t i = 0; i < n; i++) {
         uint32_t ps = pods[i]->podset;
         struct node *node =
