@@ -124,8 +124,7 @@ static bool fit_static(const struct node_fit *nf, uint32_t ps,
                  "node %s has taint %s%s%s:%s that pod set %s does not "
                  "tolerate",
                  n->name, t->key, t->value && t->value[0] ? "=" : "",
-                 t->value ? t->value : "",
-                 taint_effect_to_string(t->effect),
+                 t->value ? t->value : "", taint_effect_to_string(t->effect),
                  nf->wl->podsets[ps].name);
         return false;
     }

@@ -77,10 +77,11 @@ static void test_node_tainted(void **state)
 
 static void test_node_not_ready(void **state)
 {
-    check_closed(*state, "---\napiVersion: v1\nkind: Node\n"
-                         "metadata: {name: n1, labels: {pool: a}}\n"
-                         "status:\n  allocatable: {cpu: '4'}\n"
-                         "  conditions: [{type: Ready, status: 'False'}]\n",
+    check_closed(*state,
+                 "---\napiVersion: v1\nkind: Node\n"
+                 "metadata: {name: n1, labels: {pool: a}}\n"
+                 "status:\n  allocatable: {cpu: '4'}\n"
+                 "  conditions: [{type: Ready, status: 'False'}]\n",
                  "node n1 is not Ready");
 }
 
