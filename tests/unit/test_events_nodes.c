@@ -85,6 +85,18 @@ static void test_node_not_ready(void **state)
                  "node n1 is not Ready");
 }
 
+/* A Node whose deletion waits on a finalizer: no new pods either. */
+static void test_node_being_deleted(void **state)
+{
+    check_closed(*state,
+                 "---\napiVersion: v1\nkind: Node\n"
+                 "metadata: {name: n1, labels: {pool: a},\n"
+                 "  deletionTimestamp: '2026-01-01T00:00:00Z',\n"
+                 "  finalizers: [example.com/drain]}\n"
+                 "status: {allocatable: {cpu: '4'}}\n",
+                 "node n1 is being deleted");
+}
+
 static void test_node_deleted(void **state)
 {
     struct fx *f = *state;
@@ -203,6 +215,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_node_cordoned, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_node_tainted, fx_setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_node_being_deleted, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_node_not_ready, fx_setup,
                                         fx_teardown),
