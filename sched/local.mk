@@ -63,6 +63,7 @@ sched_cycle_libordo_cycle_la_SOURCES = \
 	%reldir%/cycle/fair_share.c %reldir%/cycle/fair_share.h \
 	%reldir%/cycle/queue.c %reldir%/cycle/queue.h \
 	%reldir%/cycle/place.c %reldir%/cycle/place.h \
+	%reldir%/cycle/node_fit.c %reldir%/cycle/node_fit.h \
 	%reldir%/cycle/preempt.c %reldir%/cycle/preempt.h \
 	%reldir%/cycle/preempt_check.c \
 	%reldir%/cycle/host_table.c %reldir%/cycle/host_table.h \

@@ -321,6 +321,12 @@ check_LTLIBRARIES += tests/abi/meta/meta_queue.la
 tests_abi_meta_meta_queue_la_SOURCES = tests/abi/fixtures/meta_queue.c
 tests_abi_meta_meta_queue_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
 tests_abi_meta_meta_queue_la_LDFLAGS = $(ABI_FIXTURE_LINK)
+# A PLACE plugin that accepts every node and prefers the ones the host must
+# refuse, alone in its directory: tests/scenarios/host-node-fit/plugin-dir.
+check_LTLIBRARIES += tests/abi/greedy/greedy_place.la
+tests_abi_greedy_greedy_place_la_SOURCES = tests/abi/fixtures/greedy_place.c
+tests_abi_greedy_greedy_place_la_CPPFLAGS = $(ABI_FIXTURE_CPPFLAGS)
+tests_abi_greedy_greedy_place_la_LDFLAGS = $(ABI_FIXTURE_LINK)
 check_PROGRAMS += tests/abi/test_abi
 # The loader, plugins.c (init) and watchdog.c, from the scheduler's library.
 tests_abi_test_abi_SOURCES = tests/abi/test_abi.c

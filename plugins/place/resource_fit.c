@@ -7,6 +7,9 @@
  * free room for every resource one pod requests. Problems no preemption can
  * fix (labels, taints, a request above the node's allocatable) are
  * UNRESOLVABLE, a lack of free room UNSCHEDULABLE, as in kube-scheduler.
+ * The host makes all but the selector check itself before any PLACE plugin
+ * (sched/cycle/node_fit.c); the plugin keeps them so that its verdicts
+ * stand alone against any host, the mock one of its tests included.
  *
  * score: kube-scheduler's NodeResourcesFit strategies with equal weights,
  * averaged over the resources the pod requests, integers only:

@@ -1,6 +1,7 @@
-/* place.c - putting a gang's pods on nodes: the host's own fit check, then
- * every PLACE plugin's filter and weighted score per (pod, node), all pods
- * of a workload or none; and handing the bindings to the backend. */
+/* place.c - putting a gang's pods on nodes: the host's own fit checks
+ * (node_fit.c), then every PLACE plugin's filter and weighted score per
+ * (pod, node), all pods of a workload or none; and handing the bindings to
+ * the backend. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,29 +9,27 @@
 
 #include "arena.h"
 #include "log.h"
+#include "node_fit.h"
 #include "place.h"
 #include "resid.h"
-#include "satmath.h"
 #include "watchdog.h"
 #include "workload.h"
 
-/* Runs every PLACE plugin on (pod set, node): returns the weighted score,
- * or -1 when a filter rejects it (reason kept in cy->reason). */
-static int64_t place_score(struct ordo_cycle *cy, struct workload *wl,
-                           uint32_t ps, const struct pod *pod, struct node *n)
+/* The host's own checks (node_fit.c), then every PLACE plugin on
+ * (pod set, node): returns the weighted score, or -1 when the host or a
+ * filter rejects it (reason kept in cy->reason; with want_reason false a
+ * refusal the host knew already may leave it as it was). */
+static int64_t place_score(struct ordo_cycle *cy, struct node_fit *nf,
+                           struct workload *wl, uint32_t ps,
+                           const struct pod *pod, struct node *n,
+                           bool want_reason)
 {
     const struct plugin_registry *r = &cy->s->plugins;
     const struct ordo_node *on = (const struct ordo_node *)n;
     const struct ordo_workload *ow = (const struct ordo_workload *)wl;
-    /* The host's own fit check first: never bind past allocatable. */
-    for (int32_t id = 0; id < pod->n_ids; id++) {
-        if (pod->request[id] > 0 &&
-            !sat_fits(pod->request[id], node_free_capacity(n, id))) {
-            snprintf(cy->reason, sizeof(cy->reason), "node %s: insufficient %s",
-                     n->name, resid_name(id));
-            return -1;
-        }
-    }
+    /* Whatever plugins are configured: they narrow, never widen. */
+    if (!node_fit_check(nf, ps, pod, n, want_reason))
+        return -1;
     int64_t total = 0;
     for (size_t i = 0; i < r->n_place; i++) {
         const struct ordo_plugin *p = r->place[i];
@@ -72,16 +71,17 @@ static int64_t place_score(struct ordo_cycle *cy, struct workload *wl,
 }
 
 /* Picks the best node for one pod; NULL with cy->reason when none. */
-static struct node *place_pod(struct ordo_cycle *cy, struct workload *wl,
-                              uint32_t ps, const struct pod *pod,
-                              char *first_reason, size_t size)
+static struct node *place_pod(struct ordo_cycle *cy, struct node_fit *nf,
+                              struct workload *wl, uint32_t ps,
+                              const struct pod *pod, char *first_reason,
+                              size_t size)
 {
     struct node *best = NULL;
     int64_t best_score = -1;
     first_reason[0] = '\0';
     for (uint32_t i = 0; i < cy->c->n_nodes; i++) {
         struct node *n = cy->c->nodes_v[i];
-        int64_t sc = place_score(cy, wl, ps, pod, n);
+        int64_t sc = place_score(cy, nf, wl, ps, pod, n, !first_reason[0]);
         if (sc < 0) {
             if (!first_reason[0])
                 snprintf(first_reason, size, "%s", cy->reason);
@@ -103,9 +103,12 @@ static enum place_outcome place_list(struct ordo_cycle *cy, struct workload *wl,
                                      size_t n)
 {
     char why[REASON_MAX];
+    struct node_fit nf;
+    node_fit_begin(&nf, cy, wl, n);
     for (size_t i = 0; i < n; i++) {
         uint32_t ps = pods[i]->podset;
-        struct node *node = place_pod(cy, wl, ps, pods[i], why, sizeof(why));
+        struct node *node =
+            place_pod(cy, &nf, wl, ps, pods[i], why, sizeof(why));
         if (node) {
             node_charge(node, pods[i], 1);
             nodes[i] = node;

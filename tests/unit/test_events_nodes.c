@@ -44,8 +44,9 @@ static void test_node_room_follows_update(void **state)
 }
 
 /* A node that takes no new pods (cordoned, tainted, NotReady): pods on it
- * stay, a new one waits until it takes pods again. */
-static void check_closed(struct fx *f, const char *closed)
+ * stay, a new one waits, with the host's reason (node_fit.c, checked
+ * before any PLACE plugin), until it takes pods again. */
+static void check_closed(struct fx *f, const char *closed, const char *why)
 {
     admit_a(f);
     fx_update(f, closed);
@@ -54,6 +55,7 @@ static void check_closed(struct fx *f, const char *closed)
     fx_run(f);
     assert_string_equal(fx_state(f, "ns/solo"), "pending");
     assert_null(fx_node_of(f, "ns/solo"));
+    assert_contains(fx_wl(f, "ns/solo")->reason, why);
     fx_update(f, FX_NODE("n1", "4", ""));
     fx_run(f);
     assert_string_equal(fx_node_of(f, "ns/solo"), "n1");
@@ -61,22 +63,38 @@ static void check_closed(struct fx *f, const char *closed)
 
 static void test_node_cordoned(void **state)
 {
-    check_closed(*state, FX_NODE("n1", "4", "spec: {unschedulable: true}\n"));
+    check_closed(*state, FX_NODE("n1", "4", "spec: {unschedulable: true}\n"),
+                 "node n1 is unschedulable (cordoned)");
 }
 
 static void test_node_tainted(void **state)
 {
     check_closed(*state,
                  FX_NODE("n1", "4",
-                         "spec: {taints: [{key: gpu, effect: NoSchedule}]}\n"));
+                         "spec: {taints: [{key: gpu, effect: NoSchedule}]}\n"),
+                 "node n1 has taint gpu:NoSchedule that pod set");
 }
 
 static void test_node_not_ready(void **state)
 {
-    check_closed(*state, "---\napiVersion: v1\nkind: Node\n"
-                         "metadata: {name: n1, labels: {pool: a}}\n"
-                         "status:\n  allocatable: {cpu: '4'}\n"
-                         "  conditions: [{type: Ready, status: 'False'}]\n");
+    check_closed(*state,
+                 "---\napiVersion: v1\nkind: Node\n"
+                 "metadata: {name: n1, labels: {pool: a}}\n"
+                 "status:\n  allocatable: {cpu: '4'}\n"
+                 "  conditions: [{type: Ready, status: 'False'}]\n",
+                 "node n1 is not Ready");
+}
+
+/* A Node whose deletion waits on a finalizer: no new pods either. */
+static void test_node_being_deleted(void **state)
+{
+    check_closed(*state,
+                 "---\napiVersion: v1\nkind: Node\n"
+                 "metadata: {name: n1, labels: {pool: a},\n"
+                 "  deletionTimestamp: '2026-01-01T00:00:00Z',\n"
+                 "  finalizers: [example.com/drain]}\n"
+                 "status: {allocatable: {cpu: '4'}}\n",
+                 "node n1 is being deleted");
 }
 
 static void test_node_deleted(void **state)
@@ -197,6 +215,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_node_cordoned, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_node_tainted, fx_setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_node_being_deleted, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_node_not_ready, fx_setup,
                                         fx_teardown),
