@@ -80,6 +80,7 @@ class Case:
              "--audit", self.audit, "--controllers", "job", "--kubelet",
              "--time-scale", str(opts.time_scale), "--watch-window", "100000",
              "--token", "sched-1:secret-1", "--token", "sched-2:secret-2",
+             "--token", "sched-3:secret-3",
              "--fault-spare", "admin", "--seed", str(opts.seed)] + list(flags),
             stderr=self.emu_log)
         STARTED.append(self.emu)
@@ -278,7 +279,7 @@ def case_down(opts):
     # could not be renewed: no write from it after that, the judge checks);
     # started again, it leads once the lease is free.
     if c.lost_lease(a, 3):
-        c.sched()
+        c.sched("secret-2")
     return c.finish()
 
 
@@ -407,7 +408,9 @@ def case_replicas(opts):
             if not c.lost_lease(a, 20):
                 c.failures.append("the paused leader did not exit 1 with 'leadership lost' "
                                   "(exit %s, %s)" % (a.poll(), c.scheds[0][1]))
-            c.sched("secret-1", *le)
+            # A token of its own: the judge tells its writes from the old
+            # process's late ones.
+            c.sched("secret-3", *le)
         results.append(c.finish({"lease_s": 4.0}))
     return sum(r[0] for r in results), results[-1][1]
 
