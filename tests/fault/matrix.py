@@ -304,11 +304,16 @@ def case_quota(opts):
     # Whatever the lowered quota cannot hold waits for ever: what fits
     # runs, the judge's "ran" is about the others.
     c.injected += 1
-    kw = {"quota_change": {cq: {"cpu": new_cpu}}}
+    # Each admission names the ClusterQueue version that decided it: no
+    # time grace, and one that names none is a failure of its own.
+    kw = {"quota_change": {cq: {"cpu": new_cpu}}, "grace_s": 0.0}
 
     def lowered(j):
         if not j.changes or not all(u > n for u, n in j.changes[0][2].values()):
             return ["the quota was not lowered below the usage: %s" % j.changes]
+        if j.unversioned:
+            return ["%d admissions after the change name no ClusterQueue version"
+                    % j.unversioned]
         return []
     return c.finish(kw, after=lowered)
 
