@@ -235,6 +235,8 @@ static int reject_record(struct cluster *c, struct workload *w, const char *why)
     free(w->charges);
     w->charges = NULL;
     w->n_charges = 0;
+    free(w->admitted_cq_version);
+    w->admitted_cq_version = NULL;
     w->admitted_cq = NULL;
     return cluster_mark_stop(c, w);
 }
@@ -496,6 +498,8 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
     free(w->charges);
     w->charges = NULL;
     w->n_charges = 0;
+    free(w->admitted_cq_version);
+    w->admitted_cq_version = NULL;
     /* A plain pod has no controller to make it again: once evicted it is
      * done, and so is a group marked retriable-in-group "false" (Kueue
      * finishes such a workload too). */

@@ -217,6 +217,7 @@ class Judge:
                               if k not in broken and k not in preempted
                               and best[k] < self.wl[k]["pods"]
                               and done[k] < self.wl[k]["pods"])
+        self.used = used  # at the end of the audit read
         self.figures = {
             "workloads": len(self.wl), "pods": sum(w["pods"] for w in self.wl.values()),
             "binds": binds, "evictions": evictions, "completions": completions,
