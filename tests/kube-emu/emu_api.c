@@ -616,8 +616,7 @@ static const char *bind_cq_version(struct json_object *body)
 {
     struct json_object *ann = emu_path(body, "metadata.annotations"), *v;
     if (!ann || !json_object_is_type(ann, json_type_object) ||
-        !json_object_object_get_ex(ann, "ordo.dev/cluster-queue-version",
-                                   &v) ||
+        !json_object_object_get_ex(ann, "ordo.dev/cluster-queue-version", &v) ||
         !json_object_is_type(v, json_type_string))
         return NULL;
     return json_object_get_string(v);

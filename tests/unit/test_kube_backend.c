@@ -193,7 +193,8 @@ static void test_bind_annotations(void **state)
     assert_true(json_pointer_get(
                     root, "/metadata/annotations/ordo.dev~1pod-set", &v) == 0);
     assert_true(json_pointer_get(
-                    root, "/metadata/annotations/ordo.dev~1cluster-queue-version",
+                    root,
+                    "/metadata/annotations/ordo.dev~1cluster-queue-version",
                     &v) == 0);
     assert_string_equal(json_object_get_string(v), "3");
     json_object_put(root);
@@ -226,9 +227,9 @@ static const char *cq_version_of(struct fx *f, const char *key, char *buf,
     free(body);
     assert_non_null(root);
     const char *out = NULL;
-    if (json_pointer_get(root,
-                         "/metadata/annotations/ordo.dev~1cluster-queue-version",
-                         &v) == 0) {
+    if (json_pointer_get(
+            root, "/metadata/annotations/ordo.dev~1cluster-queue-version",
+            &v) == 0) {
         snprintf(buf, size, "%s", json_object_get_string(v));
         out = buf;
     }
