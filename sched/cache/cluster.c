@@ -59,6 +59,7 @@ static void cq_free(struct cq *q)
     cq_groups_free(q->groups, q->n_groups);
     free(q->pending);
     free(q->admitted);
+    free(q->built_version);
     free(q->name);
     free(q);
 }
@@ -93,6 +94,7 @@ void workload_free(struct workload *w)
     }
     free(w->podsets);
     free(w->flavors);
+    free(w->admitted_cq_version);
     free(w->charges);
     free(w->preempt_assign);
     for (size_t i = 0; w->held_planned && i < w->n_held; i++)

@@ -36,11 +36,15 @@
  * flavor of each resource of its pod set ("cpu=a,memory=a"), its pod set
  * and its workload ("ns/name" of the top object). The Kubernetes backend's
  * Binding writes them; after a restart the cache admits bound pods'
- * workloads with them (recover.c). */
-#define ANNOT_ADMISSION_CQ       "ordo.dev/cluster-queue"
-#define ANNOT_ADMISSION_FLAVORS  "ordo.dev/flavors"
-#define ANNOT_ADMISSION_POD_SET  "ordo.dev/pod-set"
-#define ANNOT_ADMISSION_WORKLOAD "ordo.dev/workload"
+ * workloads with them (recover.c). CQ_VERSION is the ClusterQueue's
+ * metadata.resourceVersion whose quota the admission was decided against
+ * (workload.admitted_cq_version): it tells a decision made before a quota
+ * change from one made after; nothing reads it back. */
+#define ANNOT_ADMISSION_CQ         "ordo.dev/cluster-queue"
+#define ANNOT_ADMISSION_CQ_VERSION "ordo.dev/cluster-queue-version"
+#define ANNOT_ADMISSION_FLAVORS    "ordo.dev/flavors"
+#define ANNOT_ADMISSION_POD_SET    "ordo.dev/pod-set"
+#define ANNOT_ADMISSION_WORKLOAD   "ordo.dev/workload"
 
 /* The most pods one workload may have (its pod sets together: a Job's
  * parallelism, a JobSet's replicas x parallelism summed, a pod group's
@@ -155,6 +159,8 @@ struct workload {
     enum wl_state state;
     /* Admission: flavor per pod set per resource group of cq. */
     struct cq *admitted_cq;
+    /* admitted_cq's built_version when it was admitted (NULL: unknown). */
+    char *admitted_cq_version;
     struct flavor **flavors; /* [ps * flavor_groups + g] */
     uint32_t flavor_groups;  /* the admitted CQ's group count then */
     /* Its quota usage, fixed at admission (workload_record_charges). */
@@ -249,6 +255,9 @@ struct cq_group {
 struct cq {
     char *name;
     struct object *obj;
+    /* obj's metadata.resourceVersion when groups (the quota cycles use)
+     * were last built from it; NULL when it has none. */
+    char *built_version;
     uint32_t n_groups;
     struct cq_group *groups;
     struct ordo_plugin *queue_plugin;

@@ -48,8 +48,12 @@ int workload_record_charges(struct workload *w, const struct cq *q)
     for (uint32_t ps = 0; ps < w->n_podsets; ps++)
         cap += w->podsets[ps].n_req + 1;
     struct wl_charge *v = calloc(cap ? cap : 1, sizeof(*v));
-    if (!v)
+    char *ver = q->built_version ? strdup(q->built_version) : NULL;
+    if (!v || (q->built_version && !ver)) {
+        free(v);
+        free(ver);
         return -ENOMEM;
+    }
     for (uint32_t ps = 0; w->flavors && ps < w->n_podsets; ps++) {
         const struct podset *s = &w->podsets[ps];
         for (uint32_t g = 0; g < q->n_groups; g++) {
@@ -69,6 +73,8 @@ int workload_record_charges(struct workload *w, const struct cq *q)
     free(w->charges);
     w->charges = v;
     w->n_charges = (uint32_t)n;
+    free(w->admitted_cq_version);
+    w->admitted_cq_version = ver;
     return 0;
 }
 
@@ -229,6 +235,8 @@ static int reject_record(struct cluster *c, struct workload *w, const char *why)
     free(w->charges);
     w->charges = NULL;
     w->n_charges = 0;
+    free(w->admitted_cq_version);
+    w->admitted_cq_version = NULL;
     w->admitted_cq = NULL;
     return cluster_mark_stop(c, w);
 }
@@ -490,6 +498,8 @@ void workload_requeue_evicted(struct cluster *c, struct workload *w)
     free(w->charges);
     w->charges = NULL;
     w->n_charges = 0;
+    free(w->admitted_cq_version);
+    w->admitted_cq_version = NULL;
     /* A plain pod has no controller to make it again: once evicted it is
      * done, and so is a group marked retriable-in-group "false" (Kueue
      * finishes such a workload too). */

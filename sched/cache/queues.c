@@ -60,10 +60,18 @@ static int check_admission_checks(struct cluster *c, struct cq *q)
 static int cq_build(struct cluster *c, struct cq *q)
 {
     const struct cluster_queue *spec = &q->obj->u.cluster_queue;
+    const char *rv = q->obj->meta.resource_version;
     struct cq_group *groups = calloc(
         spec->n_resource_groups ? spec->n_resource_groups : 1, sizeof(*groups));
     if (!groups)
         return -ENOMEM;
+    /* The version these quotas come from, as admissions record it. */
+    bool same = rv && q->built_version && strcmp(q->built_version, rv) == 0;
+    char *ver = rv && *rv && !same ? strdup(rv) : NULL;
+    if (rv && *rv && !same && !ver) {
+        free(groups);
+        return -ENOMEM;
+    }
     q->active = true;
     q->inactive_reason[0] = '\0';
     for (size_t g = 0; g < spec->n_resource_groups; g++) {
@@ -116,8 +124,13 @@ static int cq_build(struct cluster *c, struct cq *q)
     cq_groups_free(q->groups, q->n_groups);
     q->groups = groups;
     q->n_groups = (uint32_t)spec->n_resource_groups;
+    if (!same) {
+        free(q->built_version);
+        q->built_version = ver;
+    }
     return 0;
 oom:
+    free(ver);
     cq_groups_free(groups, spec->n_resource_groups);
     return -ENOMEM;
 }

@@ -9,8 +9,10 @@ log and the load's manifest (tests/fault/load.py) alone:
                             (millicores, MiB) with the first patch of CQ in
                             the audit: from there on nothing in CQ is evicted
                             and nothing new admitted over the new quota
-  --grace S                 admissions whose first bind lands within S seconds
-                            (1) of the quota change were decided before it
+  --grace S                 only for binds that name no ClusterQueue version
+                            (an older scheduler): admissions whose first bind
+                            lands within S seconds (1) of the quota change
+                            were decided before it
   --lease-duration S        a Lease held is held S seconds after its last
                             renewal (15)
   --clients A,B             the scheduler's token names (default: every user
@@ -29,7 +31,16 @@ The checks:
   the scheduler evicted (a preempted plain pod is gone, as with Kueue);
 - nothing written by a scheduler that did not hold the Lease then: once a
   client writes a Lease, a write by another client, or by it after its lease
-  ran out, is a violation.
+  ran out, is a violation;
+- with --quota-change, nothing in CQ evicted after the change, and each new
+  admission in CQ (its first bind) judged by the ClusterQueue version it was
+  decided against: the bind's "cqVersion" (the Binding's
+  ordo.dev/cluster-queue-version annotation) against the resourceVersion
+  the change's patch produced. Older: decided before the change, allowed
+  (what it takes may stay over the new quota, as what ran then does). The
+  change's version or later: it must fit the new quota, however soon after
+  the patch it lands. No cqVersion: decided before if its first bind lands
+  within --grace of the patch, else judged.
 
 It prints its figures (pods, binds, evictions, faults injected by kind,
 violations). Pod names give their workload: a plain pod is its own, a Job's
@@ -63,6 +74,10 @@ class Judge:
         self.figures = {}
         self.changes = []  # (line, cq, {res: (usage then, new quota)})
         self.grace_s, self.graced = grace_s, 0
+        # New admissions in a changed ClusterQueue after the change, by
+        # how they were judged: decided before it by their version,
+        # decided after it by their version, no version.
+        self.before = self.after = self.unversioned = 0
 
     def workload_of(self, ns, pod):
         if (ns, pod) in self.wl and self.wl[(ns, pod)]["kind"] == "Pod":
@@ -105,6 +120,7 @@ class Judge:
         held_over = set()  # running when a quota was lowered
         preempted = set()  # plain pods the scheduler evicted: ended
         change_time = {}  # ClusterQueue -> when its quota was lowered
+        change_rv = {}  # ClusterQueue -> the resourceVersion that patch made
         changed = set()  # ClusterQueues whose quota was lowered, from then on
         malformed_pods, faults = set(), {}
         holder, renewed = None, 0.0
@@ -137,6 +153,7 @@ class Judge:
                     and a.get("name") in self.quota_change and user == "admin":
                 changed.add(a["name"])
                 change_time[a["name"]] = t
+                change_rv[a["name"]] = version(a.get("resourceVersion"))
                 self.changes.append((line, a["name"], {
                     r: (used[a["name"]][r], v) for r, v in self.quota_change[a["name"]].items()}))
                 nominal[a["name"]].update(self.quota_change[a["name"]])
@@ -163,13 +180,12 @@ class Judge:
                 req = self.wl[key]["requests"]
                 for r in RESOURCES:
                     used[cq][r] += req[r]
-                if new_admission and cq in change_time and \
-                        t - change_time[cq] <= self.grace_s:
-                    # Decided before the scheduler could see the change:
-                    # its watch event is in flight, and a cycle's binds
-                    # land over a moment.
+                decided = self.decided(a, t, cq, change_time, change_rv) \
+                    if new_admission and cq in change_time else "after"
+                if decided == "before":
+                    # Decided on the quota before the change: like what
+                    # ran then, what it takes may stay over the new one.
                     held_over.add(key)
-                    self.graced += 1
                 elif new_admission or key not in held_over:
                     held_over.discard(key)
                     self.check_quota(line, cq, used, nominal, cohorts)
@@ -201,6 +217,7 @@ class Judge:
                               if k not in broken and k not in preempted
                               and best[k] < self.wl[k]["pods"]
                               and done[k] < self.wl[k]["pods"])
+        self.used = used  # at the end of the audit read
         self.figures = {
             "workloads": len(self.wl), "pods": sum(w["pods"] for w in self.wl.values()),
             "binds": binds, "evictions": evictions, "completions": completions,
@@ -208,6 +225,25 @@ class Judge:
             "faults": faults,
         }
         return self
+
+    def decided(self, a, t, cq, change_time, change_rv):
+        """Whether new admission a (its first bind, at t) in cq, whose
+        quota was changed, was decided "before" or "after" the change:
+        by the ClusterQueue version the bind names, else by the grace."""
+        ver, changed_at = version(a.get("cqVersion")), change_rv.get(cq)
+        if ver is not None and changed_at is not None:
+            if ver < changed_at:
+                self.before += 1
+                return "before"
+            self.after += 1
+            return "after"
+        self.unversioned += 1
+        if t - change_time[cq] <= self.grace_s:
+            # An older scheduler's bind: its watch event may be in flight,
+            # and a cycle's binds land over a moment.
+            self.graced += 1
+            return "before"
+        return "after"
 
     def check_quota(self, line, cq, used, nominal, cohorts):
         cap = self.cap(cq, nominal)
@@ -234,8 +270,13 @@ class Judge:
             print("quota of %s lowered at line %d: %s" % (cq, line, ", ".join(
                 "%s %d used > %d" % (r, u, n) if u > n else "%s %d used <= %d" % (r, u, n)
                 for r, (u, n) in sorted(rs.items()))), file=out)
-            print("admissions in the %.1f s after it, decided before it: %d"
-                  % (self.grace_s, self.graced), file=out)
+            print("new admissions in %s after it, by the ClusterQueue version they "
+                  "name: decided before the change: %d, after it: %d"
+                  % (cq, self.before, self.after), file=out)
+            if self.unversioned:
+                print("admissions naming no ClusterQueue version: %d, of which %d in "
+                      "the %.1f s grace taken as decided before the change"
+                      % (self.unversioned, self.graced, self.grace_s), file=out)
         if self.not_run:
             self.violate("workload never ran", "%d: %s" % (len(self.not_run),
                                                            " ".join(self.not_run[:10])))
@@ -249,6 +290,15 @@ class Judge:
             if len(vs) > 5:
                 print("  ... %d more %s" % (len(vs) - 5, k), file=out)
         return len(self.violations)
+
+
+def version(rv):
+    """A resourceVersion as a number to order by (the emulator's are
+    counters), or None."""
+    try:
+        return int(rv)
+    except (TypeError, ValueError):
+        return None
 
 
 def load_audit(path):

@@ -316,6 +316,11 @@ def case_quota(opts):
     largest = max(w["pods"] * w["requests"]["cpu"] for w in c.m["workloads"]
                   if w["namespace"] == "team-a")
     new_cpu = max(q["cpu"] // 3, largest + 999) // 1000 * 1000
+    # Pods complete as others bind, so the usage moves: lowered once it is
+    # over the new quota (bounded; the judge's figures say if it was not).
+    end = time.monotonic() + 60
+    while c.judge().used[cq]["cpu"] <= new_cpu and time.monotonic() < end:
+        time.sleep(0.05)
     cur = co.get_cluster_custom_object(G, V, "clusterqueues", cq)
     res = cur["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
     for r in res:
@@ -326,11 +331,16 @@ def case_quota(opts):
     # Whatever the lowered quota cannot hold waits for ever: what fits
     # runs, the judge's "ran" is about the others.
     c.injected += 1
-    kw = {"quota_change": {cq: {"cpu": new_cpu}}}
+    # Each admission names the ClusterQueue version that decided it: no
+    # time grace, and one that names none is a failure of its own.
+    kw = {"quota_change": {cq: {"cpu": new_cpu}}, "grace_s": 0.0}
 
     def lowered(j):
         if not j.changes or not all(u > n for u, n in j.changes[0][2].values()):
             return ["the quota was not lowered below the usage: %s" % j.changes]
+        if j.unversioned:
+            return ["%d admissions after the change name no ClusterQueue version"
+                    % j.unversioned]
         return []
     return c.finish(kw, after=lowered)
 

@@ -135,15 +135,17 @@ def main():
           j.violations)
     MANIFEST["workloads"].pop()
 
-    # Quota lowered (cq-a to 1 CPU, so 3 with what it may borrow) while
-    # job-1 runs: job-2 admitted later, 4 CPUs in all, is a violation;
-    # within the grace it counts as decided before; an eviction after it
-    # is one.
+    # Quota lowered (cq-a to 1 CPU, so 3 with what it may borrow; the
+    # patch makes version 50) while job-1 runs: job-2 admitted later, 6
+    # CPUs in all, is a violation unless the version its binds name says
+    # it was decided before the change; binds naming none fall back to
+    # the grace; an eviction after it is one.
     change = {"cq-a": {"cpu": 1000}}
 
     def base():
-        return [bind("a", "job-1-x1"), bind("a", "job-1-x2"),
-                rec("patch", None, "cq-a", user="admin", resource="clusterqueues")]
+        return [bind("a", "job-1-x1", cqVersion="40"), bind("a", "job-1-x2", cqVersion="40"),
+                rec("patch", None, "cq-a", user="admin", resource="clusterqueues",
+                    resourceVersion="50")]
     j = judged(base() + [bind("a", "job-2-y1", dt=5), bind("a", "job-2-y2")],
                quota_change=change)
     check("an admission over a lowered quota", "ClusterQueue over its limit" in kinds(j),
@@ -152,8 +154,42 @@ def main():
           j.changes)
     j = judged(base() + [bind("a", "job-2-y1", dt=0.2), bind("a", "job-2-y2")],
                quota_change=change)
-    check("an admission within the grace was decided before",
-          "ClusterQueue over its limit" not in kinds(j) and j.graced == 1, j.violations)
+    check("an admission naming no version within the grace was decided before",
+          "ClusterQueue over its limit" not in kinds(j) and j.graced == 1
+          and j.unversioned == 1, j.violations)
+    j = judged(base() + [bind("a", "job-2-y1", dt=0.2), bind("a", "job-2-y2")],
+               quota_change=change, grace_s=0.0)
+    check("an admission naming no version, no grace: judged",
+          "ClusterQueue over its limit" in kinds(j) and j.graced == 0, j.violations)
+    # The version the admission was decided against tells, not the time:
+    # the change's version is judged even 0.1 s after the patch, an older
+    # one is allowed even 3 s after (binds still in flight), whatever the
+    # grace.
+    for ver, dt, over, name in (("50", 0.1, True, "the change's version 0.1 s after"),
+                                ("61", 0.1, True, "a later version 0.1 s after"),
+                                ("40", 3.0, False, "an older version 3 s after"),
+                                ("49", 0.1, False, "an older version 0.1 s after")):
+        j = judged(base() + [bind("a", "job-2-y1", dt=dt, cqVersion=ver),
+                             bind("a", "job-2-y2", cqVersion=ver)],
+                   quota_change=change, grace_s=1.0)
+        check("an admission over a lowered quota naming %s: %s" % (
+            name, "a violation" if over else "decided before"),
+            ("ClusterQueue over its limit" in kinds(j)) == over and
+            j.before == (0 if over else 1) and j.after == (1 if over else 0)
+            and j.graced == 0, j.violations)
+    # Versions are numbers: "9" is older than "50", not later.
+    j = judged(base() + [bind("a", "job-2-y1", dt=5, cqVersion="9"),
+                         bind("a", "job-2-y2", cqVersion="9")], quota_change=change)
+    check("versions compare as numbers", "ClusterQueue over its limit" not in kinds(j)
+          and j.before == 1, j.violations)
+    # Decided before the change, it may stay over the new quota while its
+    # pods bind; one decided after that fits is fine.
+    j = judged(base() + [done("a", "job-1-x1"), done("a", "job-1-x2"),
+                         bind("a", "job-1-z1", dt=5, cqVersion="50"),
+                         bind("a", "job-1-z2", cqVersion="50")],
+               quota_change=change)
+    check("an admission after the change that fits the new quota",
+          "ClusterQueue over its limit" not in kinds(j) and j.after == 1, j.violations)
     j = judged(base() + [done("a", "job-1-x1"), done("a", "job-1-x2"),
                        bind("c", "pod-2", dt=5)], quota_change=change)
     check("admissions elsewhere go on", "ClusterQueue over its limit" not in kinds(j), j.violations)

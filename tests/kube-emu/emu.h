@@ -83,6 +83,9 @@ struct json_object *emu_copy(struct json_object *o);
 struct emu_audit_rec {
     const char *verb, *resource, *subresource, *ns, *name;
     const char *rv, *node, *user, *user_agent;
+    /* A bind's ordo.dev/cluster-queue-version annotation (the ClusterQueue
+     * version its admission was decided against), as "cqVersion". */
+    const char *cq_version;
     int code;
     /* An injected fault (verb "fault"): what, and the request's verb. */
     const char *fault, *request_verb;

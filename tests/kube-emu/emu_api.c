@@ -610,8 +610,20 @@ static int delete_collection(const struct emu_req *r, struct emu_resp *resp,
     return 0;
 }
 
+/* The Binding's annotation naming the ClusterQueue version that decided
+ * its admission (Ordo's), or NULL. */
+static const char *bind_cq_version(struct json_object *body)
+{
+    struct json_object *ann = emu_path(body, "metadata.annotations"), *v;
+    if (!ann || !json_object_is_type(ann, json_type_object) ||
+        !json_object_object_get_ex(ann, "ordo.dev/cluster-queue-version", &v) ||
+        !json_object_is_type(v, json_type_string))
+        return NULL;
+    return json_object_get_string(v);
+}
+
 static void audit(const struct emu_req *r, const char *verb, int code,
-                  const char *name, const char *node)
+                  const char *name, const char *node, const char *cq_version)
 {
     const struct emu_kind *k = &emu_kinds[r->kind];
     int storage = !strcmp(k->resource, "bindings") ? emu_k("pods") : k->storage;
@@ -633,6 +645,7 @@ static void audit(const struct emu_req *r, const char *verb, int code,
         .name = name,
         .rv = code < 300 ? rv : NULL,
         .node = node,
+        .cq_version = code < 300 ? cq_version : NULL,
         .user = r->user,
         .user_agent = r->user_agent,
         .code = code,
@@ -751,7 +764,8 @@ error:
     answer_err(resp, &err);
 done:
     if (verb)
-        audit(r, verb, resp->code, name, node[0] ? node : NULL);
+        audit(r, verb, resp->code, name, node[0] ? node : NULL,
+              body && !strcmp(verb, "bind") ? bind_cq_version(body) : NULL);
     if (verb && !strcmp(verb, "bind") && resp->code < 300 &&
         !emu_fault_spared() && emu_fault_draw(emu_faults.bind_timeout_ppm)) {
         /* Applied (the audit says so), but the client hears a timeout. */

@@ -1,7 +1,9 @@
 /* emu_audit.c - the emulator's audit log: one JSON line per write, with
  * the client that made it (token name and User-Agent), so a test can tell
  * two schedulers apart and check that no pod was bound twice; and one
- * line per injected fault (verb "fault", see emu_fault.c); the emulated
+ * line per injected fault (verb "fault", see emu_fault.c); a bind's line
+ * names the ClusterQueue version its admission was decided against
+ * ("cqVersion", from the Binding's annotation); the emulated
  * controllers' pod deletions and the kubelet's completions too. */
 #include <errno.h>
 #include <string.h>
@@ -40,6 +42,7 @@ void emu_audit_write(const struct emu_audit_rec *r)
     add(o, "name", r->name);
     add(o, "resourceVersion", r->rv);
     add(o, "node", r->node);
+    add(o, "cqVersion", r->cq_version);
     json_object_object_add(o, "code", json_object_new_int(r->code));
     add(o, "user", r->user);
     add(o, "userAgent", r->user_agent);

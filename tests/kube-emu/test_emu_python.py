@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """test_emu_python.py - the official Kubernetes Python client (Debian's
 python3-kubernetes) against ordo-kube-emu: list, create, watch from a
-resourceVersion, patch, status, delete, binding, eviction, 409, 410 and
-the Kueue kinds through CustomObjectsApi. Prints "ok - ..." lines and the
-counts; exit 77 (skip) without the client."""
+resourceVersion, patch, status, delete, binding (its ClusterQueue version
+audited), eviction, 409, 410 and the Kueue kinds through CustomObjectsApi.
+Prints "ok - ..." lines and the counts; exit 77 (skip) without the
+client."""
 import datetime
 import os
 import subprocess
@@ -93,6 +94,11 @@ def main(tmp):
         audit = f.read()
     check("audit: the python client's bind is recorded",
           '"verb":"bind"' in audit and 'OpenAPI-Generator' in audit, audit[-400:])
+    binds = [line for line in audit.splitlines()
+             if '"verb":"bind"' in line and '"name":"a"' in line]
+    check("audit: a bind names its ClusterQueue version (cqVersion), a refused one none",
+          len(binds) == 2 and '"cqVersion":"77"' in binds[0] and '"code":201' in binds[0]
+          and "cqVersion" not in binds[1], binds)
     want = '"verb":"create","resource":"pods","namespace":"py","name":"%s","resourceVersion"' % generated[0]
     check("audit: a generated name is the one recorded", want in audit, want)
     p, api = start(tmp, "--watch-window", "2")
@@ -192,7 +198,8 @@ def core_tests(api):
           e is not None and e.status == 409 and '"reason":"Conflict"' in e.body, str(e))
 
     # Binding, both ways; the second is a 409.
-    body = client.V1Binding(metadata=client.V1ObjectMeta(name="a", annotations={"ordo.dev/flavor": "f1"}),
+    body = client.V1Binding(metadata=client.V1ObjectMeta(name="a", annotations={
+        "ordo.dev/flavor": "f1", "ordo.dev/cluster-queue-version": "77"}),
                             target=client.V1ObjectReference(kind="Node", name="n1", api_version="v1"))
     r = v1.create_namespaced_binding("py", body, _preload_content=False)
     check("create_namespaced_binding: 201", r.status == 201, str(r.status))

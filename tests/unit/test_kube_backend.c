@@ -1,7 +1,8 @@
 /* test_kube_backend.c - the Kubernetes backend against the fake API
  * server, with the real scheduler and plugins: informers feed the cluster,
  * nothing is scheduled before all synced, a bind carries the admission
- * annotations, and its outcomes (201, 409 on the same or another node, an
+ * annotations (with the ClusterQueue version that decided it), and its
+ * outcomes (201, 409 on the same or another node, an
  * unclear 5xx resolved by reading the pod) land as the backend promises;
  * an object the decoder refuses is skipped and reported. */
 #include "events_helpers.h"
@@ -164,7 +165,8 @@ static void test_bind_annotations(void **state)
 {
     struct env e;
     env_new(&e, state);
-    script(LIST("{\"metadata\":{\"name\":\"cq\"},\"spec\":" CQ_SPEC("4") "}"));
+    script(LIST("{\"metadata\":{\"name\":\"cq\",\"resourceVersion\":\"3\"},"
+                "\"spec\":" CQ_SPEC("4") "}"));
     fake_rule("POST", BINDING_PATH, 201, "{\"kind\":\"Status\"}");
     start(&e);
     assert_true(kube_backend_synced(e.kb));
@@ -190,6 +192,11 @@ static void test_bind_annotations(void **state)
     assert_string_equal(json_object_get_string(v), "default/p1");
     assert_true(json_pointer_get(
                     root, "/metadata/annotations/ordo.dev~1pod-set", &v) == 0);
+    assert_true(json_pointer_get(
+                    root,
+                    "/metadata/annotations/ordo.dev~1cluster-queue-version",
+                    &v) == 0);
+    assert_string_equal(json_object_get_string(v), "3");
     json_object_put(root);
     assert_string_equal(fx_state(e.f, "default/p1"), "admitted");
     struct kube_backend_stats st;
@@ -198,6 +205,65 @@ static void test_bind_annotations(void **state)
     assert_int_equal(st.bound, 1);
     assert_string_equal(pod_node(&e), node);
     env_free(&e);
+}
+
+/* ClusterQueue cq at resourceVersion rv ("" for none), cpu quota cpu. */
+#define VER_CQ(rv, cpu)                                                        \
+    "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"            \
+    "metadata: {name: cq" rv "}\nspec:\n  namespaceSelector: {}\n"             \
+    "  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n"           \
+    "    - {name: default, resources: [{name: cpu, nominalQuota: " cpu "}]}\n"
+
+/* The cluster-queue-version annotation of pod key's Binding, or NULL
+ * (into buf). */
+static const char *cq_version_of(struct fx *f, const char *key, char *buf,
+                                 size_t size)
+{
+    const struct pod *p = cluster_get_pod(fx_c(f), key);
+    assert_non_null(p);
+    char *body = kube_binding_json(fx_c(f), p, "n1");
+    assert_non_null(body);
+    struct json_object *root = json_tokener_parse(body), *v = NULL;
+    free(body);
+    assert_non_null(root);
+    const char *out = NULL;
+    if (json_pointer_get(
+            root, "/metadata/annotations/ordo.dev~1cluster-queue-version",
+            &v) == 0) {
+        snprintf(buf, size, "%s", json_object_get_string(v));
+        out = buf;
+    }
+    json_object_put(root);
+    return out;
+}
+
+/* Each admission's Binding names the ClusterQueue version whose quota
+ * decided it: the one the cache held then, not the latest; an update
+ * moves it for later admissions only; a ClusterQueue without a version
+ * gives none. */
+static void test_bind_cq_version(void **state)
+{
+    struct fx *f = *state;
+    char buf[32];
+    fx_add(f, FX_RF("default", "pool: a") VER_CQ(", resourceVersion: '7'", "2")
+                  FX_LQ("ns", "lq", "cq") FX_NODE("n1", "8", "")
+                      FX_POD("ns", "p1", "lq", "1"));
+    fx_run(f);
+    assert_string_equal(fx_state(f, "ns/p1"), "admitted");
+    assert_string_equal(cq_version_of(f, "ns/p1", buf, sizeof(buf)), "7");
+    fx_update(f, VER_CQ(", resourceVersion: '12'", "4"));
+    fx_add(f, FX_POD("ns", "p2", "lq", "1"));
+    fx_run(f);
+    assert_string_equal(fx_state(f, "ns/p2"), "admitted");
+    assert_string_equal(cq_version_of(f, "ns/p2", buf, sizeof(buf)), "12");
+    /* Admitted before the change: still the version that decided it. */
+    assert_string_equal(cq_version_of(f, "ns/p1", buf, sizeof(buf)), "7");
+    fx_update(f, VER_CQ("", "4"));
+    fx_add(f, FX_POD("ns", "p3", "lq", "1"));
+    fx_run(f);
+    assert_string_equal(fx_state(f, "ns/p3"), "admitted");
+    assert_null(cq_version_of(f, "ns/p3", buf, sizeof(buf)));
+    assert_string_equal(cq_version_of(f, "ns/p2", buf, sizeof(buf)), "12");
 }
 
 /* The node the bind chose, from its request. */
@@ -847,6 +913,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         T(test_bind_annotations),
+        T(test_bind_cq_version),
         T(test_conflict_same_node),
         T(test_lost_race_reads_pod),
         T(test_unclear_answer_resolved),

@@ -81,6 +81,10 @@ char *kube_binding_json(const struct cluster *c, const struct pod *p,
         ok = jobj(meta, "annotations", &ann) &&
              jstr(ann, ANNOT_ADMISSION_WORKLOAD, w->key) &&
              jstr(ann, ANNOT_ADMISSION_CQ, w->admitted_cq->name);
+        /* The ClusterQueue version its quota was judged by (a quota
+         * change the cache had not seen yet is not in it). */
+        if (ok && w->admitted_cq_version)
+            ok = jstr(ann, ANNOT_ADMISSION_CQ_VERSION, w->admitted_cq_version);
         if (ok && p->podset < w->n_podsets)
             ok = jstr(ann, ANNOT_ADMISSION_POD_SET, w->podsets[p->podset].name);
         if (ok) {

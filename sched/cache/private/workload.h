@@ -79,8 +79,9 @@ bool workload_uses_fr(const struct workload *w, const struct flavor *f,
                       int32_t id);
 
 /* Records what admitting w to q with its flavors (laid out by q's groups)
- * charges (w->charges): from then on its usage, whatever q lists later.
- * 0 or -ENOMEM. */
+ * charges (w->charges): from then on its usage, whatever q lists later;
+ * and the version of q whose quota decided it (w->admitted_cq_version,
+ * a copy of q->built_version). 0 or -ENOMEM. */
 int workload_record_charges(struct workload *w, const struct cq *q);
 
 /* Whether every pod set has its pods (pending) so the gang can be bound.
