@@ -78,6 +78,8 @@ int workload_record_charges(struct workload *w, const struct cq *q)
     return 0;
 }
 
+static uint32_t podset_reclaimable(const struct workload *w, uint32_t ps);
+
 uint32_t workload_pending_pods(const struct workload *w, uint32_t ps)
 {
     return ps < w->n_podsets ? w->podsets[ps].n_pending : 0;
@@ -92,8 +94,11 @@ bool workload_ready(const struct workload *w)
      * were evicted do not count: replacements take their place). */
     if (w->kind == WL_POD_GROUP && w->n_pods - w->pods_failed < w->group_total)
         return false;
+    /* A Job's pods that its status says succeeded are never made again
+     * (reclaimablePods): the rest is the gang. */
     for (uint32_t ps = 0; ps < w->n_podsets; ps++)
-        if (workload_pending_pods(w, ps) < w->podsets[ps].count)
+        if (workload_pending_pods(w, ps) <
+            w->podsets[ps].count - podset_reclaimable(w, ps))
             return false;
     return true;
 }
@@ -263,6 +268,10 @@ static int found_admission(struct cluster *c, struct workload *w,
     if (!q)
         return 0; /* running, but no queue to charge */
     w->admitted_cq = q;
+    /* Pods its Job's status says are done take no quota (Kueue's
+     * reclaimablePods): counted before the record is charged or checked. */
+    for (uint32_t ps = 0; ps < w->n_podsets; ps++)
+        w->podsets[ps].reclaimable = podset_reclaimable(w, ps);
     if (r) {
         free(w->flavors);
         w->flavors = rec.flavors;

@@ -192,6 +192,51 @@ static void test_finished_pods_keep_admission(void **state)
     assert_string_equal(fx_state(f, "ns/b"), "pending");
 }
 
+/* The same after a restart with quota for the pods still to come only:
+ * the Job's status says 3 of its 5 pods succeeded, so the admission
+ * needs room for 2 (Kueue's reclaimablePods), which fb's 4 CPUs hold. */
+static void test_finished_pods_reclaimed(void **state)
+{
+    struct fx *f = *state;
+    fx_add(f, RS_FLAVORS RS_CQ("cq", "0", "4") FX_LQ("ns", "lq", "cq")
+                  RS_NODE("n2", "b", "8") FX_JOB("ns", "a", "lq", "5", "1"));
+    /* As the Kubernetes backend delivers it: the Job, then its status. */
+    struct job_status st = {.succeeded = 3};
+    assert_int_equal(scheduler_job_status(f->s, OBJ_JOB, "ns/a", &st), 0);
+    fx_add(f, RS_DONE_POD("a", "0", "n2", RS_REC("a", "cq", "cpu=fb"))
+                      RS_DONE_POD("a", "1", "n2", RS_REC("a", "cq", "cpu=fb"))
+                          RS_DONE_POD("a", "2", "n2",
+                                      RS_REC("a", "cq", "cpu=fb"))
+                              FX_JOB_POD("ns", "a", "3", "1")
+                                  FX_JOB_POD("ns", "a", "4", "1"));
+    fx_run(f);
+    assert_string_equal(fx_state(f, "ns/a"), "admitted");
+    assert_int_equal(f->n_evicts, 0);
+    assert_int_equal(f->n_binds, 2);
+    assert_int_equal(fx_usage(f, "cq", "fb", "cpu"), 2000);
+}
+
+/* Without the status (no completions known) the same admission would
+ * need 5 CPUs of fb's 4: it cannot be honoured, so it is stopped whole;
+ * none of its pods is bound on the way. */
+static void test_finished_pods_record_too_big(void **state)
+{
+    struct fx *f = *state;
+    fx_add(f, RS_FLAVORS RS_CQ("cq", "0", "4") FX_LQ("ns", "lq", "cq")
+                  RS_NODE("n2", "b", "8") FX_JOB("ns", "a", "lq", "5", "1")
+                      RS_DONE_POD("a", "0", "n2", RS_REC("a", "cq", "cpu=fb"))
+                          RS_DONE_POD("a", "1", "n2",
+                                      RS_REC("a", "cq", "cpu=fb"))
+                              RS_DONE_POD("a", "2", "n2",
+                                          RS_REC("a", "cq", "cpu=fb"))
+                                  FX_JOB_POD("ns", "a", "3", "1")
+                                      FX_JOB_POD("ns", "a", "4", "1"));
+    fx_run(f);
+    assert_string_not_equal(fx_state(f, "ns/a"), "admitted");
+    assert_int_equal(f->n_binds, 0);
+    assert_int_equal(fx_usage(f, "cq", "fb", "cpu"), 0);
+}
+
 static void test_half_bound_flavor_gone(void **state)
 {
     struct fx *f = *state;
@@ -362,6 +407,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unrecorded_pods_inferred, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_finished_pods_keep_admission,
+                                        fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_finished_pods_reclaimed,
+                                        fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_finished_pods_record_too_big,
                                         fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_half_bound_completed, fx_setup,
                                         fx_teardown),
