@@ -40,6 +40,7 @@ enum {
     OPT_LISTEN,
     OPT_LISTEN_CERT,
     OPT_LISTEN_KEY,
+    OPT_LISTEN_CLIENT_CA,
     OPT_WEBHOOK_LISTEN,
     OPT_WEBHOOK_CERT,
     OPT_WEBHOOK_KEY,
@@ -126,6 +127,10 @@ static void usage(FILE *out)
         "/queues there\n"
         "  --listen-cert FILE, --listen-key FILE\n"
         "                        serve them over HTTPS (PEM files)\n"
+        "  --listen-client-ca FILE  and require a client certificate "
+        "signed by a CA of\n"
+        "                        FILE (the front-proxy CA) but for "
+        "/healthz and /readyz\n"
         "  --leader-elect[=BOOL] elect one leader on a Lease (default "
         "true; false: always lead)\n"
         "  --leader-elect-lease-duration DUR, --leader-elect-renew-deadline "
@@ -465,6 +470,7 @@ int main(int argc, char **argv)
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"listen-cert", required_argument, NULL, OPT_LISTEN_CERT},
         {"listen-key", required_argument, NULL, OPT_LISTEN_KEY},
+        {"listen-client-ca", required_argument, NULL, OPT_LISTEN_CLIENT_CA},
         {"webhook-listen", required_argument, NULL, OPT_WEBHOOK_LISTEN},
         {"webhook-cert", required_argument, NULL, OPT_WEBHOOK_CERT},
         {"webhook-key", required_argument, NULL, OPT_WEBHOOK_KEY},
@@ -607,6 +613,9 @@ int main(int argc, char **argv)
             break;
         case OPT_LISTEN_KEY:
             o.kube_opt.obs.key_file = optarg;
+            break;
+        case OPT_LISTEN_CLIENT_CA:
+            o.kube_opt.obs.client_ca_file = optarg;
             break;
         case OPT_WEBHOOK_LISTEN:
             o.kube_opt.obs.webhook_listen = optarg;

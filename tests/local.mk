@@ -430,6 +430,8 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_kube_e2e.sh tests/cli/test_kube_cli.sh \
 	tests/cli/test_kube_restart.sh tests/cli/test_obs.sh \
 	tests/cli/test_kube_ha.sh tests/cli/test_webhook.sh
+# The visibility API as the aggregator reaches it (TLS, client CA).
+CLI_TESTS += tests/cli/test_visibility.sh
 # examples/deploy on the emulator; RBAC and secrets against what it does.
 CLI_TESTS += tests/cli/test_deploy.sh
 # scripts/demo --kube on this build tree.

@@ -20,7 +20,7 @@
  * with reload_tls the files are read again when they change (checked every
  * 10 s; cert-manager rotates them in place): the listening socket is kept,
  * connections open then are closed, and a pair that does not load keeps
- * the old one.
+ * the old one. With client_ca_file, the CA is read again with them.
  *
  * With post set, POST requests are read (at most max_body bytes, else 413)
  * and answered by it; post_only serves nothing else (the webhook's port,
@@ -48,6 +48,11 @@ struct replica_info {
 struct http_server_options {
     const char *listen;               /* HOST:PORT; PORT 0: any free one */
     const char *cert_file, *key_file; /* PEM; both or neither (TLS) */
+    /* PEM CA bundle (TLS only): every path but /healthz, /livez and
+     * /readyz then needs a client certificate it signed (the API
+     * server's front-proxy CA, for the aggregated visibility API): 401
+     * without one, 403 with another. NULL: no client certificates. */
+    const char *client_ca_file;
     struct scheduler *s;              /* /queues */
     struct sched_metrics *metrics;    /* /metrics; NULL: 404 */
     /* Readiness: true when ready, else why into buf (what is missing).

@@ -211,6 +211,7 @@ int kube_obs_start(struct kube_obs *ob, struct scheduler *s,
         .listen = ob->o.listen,
         .cert_file = ob->o.cert_file,
         .key_file = ob->o.key_file,
+        .client_ca_file = ob->o.client_ca_file,
         .s = s,
         .metrics = ob->m,
         .ready = ready,
@@ -219,9 +220,12 @@ int kube_obs_start(struct kube_obs *ob, struct scheduler *s,
     };
     if ((r = http_server_new(&ho, &ob->http, e)) < 0)
         return r;
-    LOG_I("serving /metrics /healthz /readyz /queues on %s (port %u)%s",
+    LOG_I("serving /metrics /healthz /readyz /queues on %s (port %u)%s%s",
           ob->o.listen, (unsigned)http_server_port(ob->http),
-          ob->o.cert_file ? " over TLS" : "");
+          ob->o.cert_file ? " over TLS" : "",
+          ob->o.client_ca_file ? ", client certificates of --listen-client-ca "
+                                 "required but for the probes"
+                               : "");
     return 0;
 }
 
