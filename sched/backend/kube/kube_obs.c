@@ -217,6 +217,7 @@ int kube_obs_start(struct kube_obs *ob, struct scheduler *s,
         .ready = ready,
         .ready_data = ob,
         .replica = ob->o.replica,
+        .reload_tls = true,
     };
     if ((r = http_server_new(&ho, &ob->http, e)) < 0)
         return r;
@@ -251,17 +252,17 @@ void kube_obs_free(struct kube_obs *ob)
     free(ob);
 }
 
-/* Rotated webhook certificates, every few seconds. */
-static void reload_webhook(struct kube_obs *ob)
+/* Rotated certificates (cert-manager), every few seconds. */
+static void reload(struct http_server *h, const char *what)
 {
     struct err e;
-    if (!ob->hook || !http_server_reload_due(ob->hook))
+    if (!h || !http_server_reload_due(h))
         return;
-    int r = http_server_reload(ob->hook, &e);
+    int r = http_server_reload(h, &e);
     if (r > 0)
-        LOG_I("webhook: certificate and key read again");
+        LOG_I("%s: certificate and key read again", what);
     else if (r < 0)
-        LOG_E("webhook: %s", e.msg);
+        LOG_E("%s: %s", what, e.msg);
 }
 
 int kube_obs_process(struct kube_obs *ob, struct krequests *q, int timeout_ms)
@@ -284,6 +285,7 @@ int kube_obs_process(struct kube_obs *ob, struct krequests *q, int timeout_ms)
     for (int i = 0; i < 2; i++)
         if (srv[i])
             http_server_run(srv[i]);
-    reload_webhook(ob);
+    reload(ob->hook, "webhook");
+    reload(ob->http, "--listen");
     return r;
 }
