@@ -231,6 +231,22 @@ void metrics_family_clear(struct metric_family *f)
     }
 }
 
+void metrics_family_retain(struct metric_family *f,
+                           bool (*keep)(void *data, const char *const *values),
+                           void *data)
+{
+    size_t n = 0;
+    for (size_t i = 0; f && i < f->n_series; i++) {
+        struct metric_series *s = f->series[i];
+        if (keep(data, (const char *const *)s->values))
+            f->series[n++] = s;
+        else
+            series_free(s, f->n_labels);
+    }
+    if (f)
+        f->n_series = n;
+}
+
 /* ---- the text format ------------------------------------------------- */
 
 void metrics_format_value(int64_t v, int64_t divisor, char *buf, size_t n)

@@ -15,6 +15,7 @@
 #ifndef ORDO_METRICS_H
 #define ORDO_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,6 +72,11 @@ int64_t metrics_value(const struct metric_series *s);
  * recomputed at each scrape). */
 void metrics_family_clear(struct metric_family *f);
 
+/* Frees the series of f for which keep(data, label values) is false
+ * (those of an object that is gone): pointers to them are invalid then. */
+void metrics_family_retain(struct metric_family *f,
+                           bool (*keep)(void *data, const char *const *values),
+                           void *data);
 /* The text exposition of every family, in registration order, series
  * sorted by label values. 0 or -EIO. */
 int metrics_write(const struct metrics *m, FILE *out);

@@ -128,7 +128,8 @@ sched_obs_libordo_obs_la_SOURCES = \
 	%reldir%/obs/sched_metrics.c %reldir%/obs/sched_metrics.h \
 	%reldir%/obs/visibility.c %reldir%/obs/visibility.h \
 	%reldir%/obs/http_server.c %reldir%/obs/http_server.h \
-	%reldir%/obs/client_cert.c %reldir%/obs/client_cert.h
+	%reldir%/obs/client_cert.c %reldir%/obs/client_cert.h \
+	%reldir%/obs/lq_metrics.c %reldir%/obs/lq_metrics.h
 sched_obs_libordo_obs_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
 	$(INC_CACHE) $(INC_HOST) $(INC_LINE) $(INC_OBS)
 sched_obs_libordo_obs_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)

@@ -37,6 +37,7 @@ enum {
     OPT_REPORT,
     OPT_PLOT,
     OPT_METRICS_OUT,
+    OPT_NO_LQ_METRICS,
     OPT_LISTEN,
     OPT_LISTEN_CERT,
     OPT_LISTEN_KEY,
@@ -160,6 +161,9 @@ static void usage(FILE *out)
         "timeline\n"
         "  --metrics-out FILE    write the metrics (Prometheus text) at the "
         "end of the run\n"
+        "  --no-local-queue-metrics  no kueue_local_queue_* metrics (one "
+        "set per LocalQueue;\n"
+        "                        with --metrics-out and --listen)\n"
         "  --strict              unknown or unsupported Kueue fields, older "
         "API versions,\n"
         "                        references to objects not in the "
@@ -453,6 +457,7 @@ int main(int argc, char **argv)
         {"report", required_argument, NULL, OPT_REPORT},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"metrics-out", required_argument, NULL, OPT_METRICS_OUT},
+        {"no-local-queue-metrics", no_argument, NULL, OPT_NO_LQ_METRICS},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"sim-check", no_argument, NULL, OPT_SIM_CHECK},
         {"cycle-timeout", required_argument, NULL, OPT_CYCLE_TIMEOUT},
@@ -541,6 +546,10 @@ int main(int argc, char **argv)
             break;
         case OPT_PLOT:
             o.sim_opt.plot_dir = optarg;
+            break;
+        case OPT_NO_LQ_METRICS:
+            o.sim_opt.no_local_queue_metrics = true;
+            o.kube_opt.obs.no_local_queue_metrics = true;
             break;
         case OPT_METRICS_OUT:
             o.sim_opt.metrics_out = optarg;

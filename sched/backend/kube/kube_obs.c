@@ -173,7 +173,9 @@ int kube_obs_start(struct kube_obs *ob, struct scheduler *s,
     struct sched_metrics_options mo = {.now_ns = mono_ns,
                                        .replica_role = role,
                                        .on_scrape = on_scrape,
-                                       .data = ob};
+                                       .data = ob,
+                                       .no_local_queue_metrics =
+                                           ob->o.no_local_queue_metrics};
     int r = sched_metrics_new(s, &mo, &ob->m);
     if (r < 0)
         return err_set(e, -r, "metrics: %s", strerror(-r));
