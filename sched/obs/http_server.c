@@ -135,6 +135,18 @@ static enum MHD_Result queues(struct http_server *h, struct MHD_Connection *c,
     if (!h->o.s)
         return text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
                     "the scheduler is starting again\n");
+    /* A standby runs no cycle and learns the leader's admissions only
+     * when it leads: its order would list admitted workloads as pending
+     * and give no reasons. */
+    if (strcmp(role(h), "follower") == 0) {
+        const char *holder = h->o.replica.holder
+                                 ? h->o.replica.holder(h->o.replica.data)
+                                 : NULL;
+        return text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+                    "this replica stands by: pending workloads are answered "
+                    "by the leader (%s)\n",
+                    holder ? holder : "none yet");
+    }
     if (!*rest || strcmp(rest, "/") == 0) {
         r = visibility_overview(h->o.s, limit, &s);
         return json_answer(c, r, s, "queues");

@@ -10,7 +10,9 @@
  *              Kueue's visibility paths under it:
  *              /queues/clusterqueues/NAME/pendingworkloads and
  *              /queues/namespaces/NS/localqueues/NAME/pendingworkloads,
- *              with ?limit= (default 1000, at most 100000) and ?offset=
+ *              with ?limit= (default 1000, at most 100000) and ?offset=; a
+ *              follower answers 503 (its view lacks the leader's
+ *              admissions)
  *
  * The loop waits on http_server_fd() (an epoll descriptor that is ready
  * when any connection is) as long as http_server_timeout_ms() says, then

@@ -7,7 +7,8 @@
 # ClusterQueue and a LocalQueue with waiting workloads (positions,
 # priorities, reasons); then the client certificate: none is 401, one of
 # another CA 403, one of the CA 200; the probes stay open; each refused
-# peer is logged once. Bounded by ORDO_OBS_TIMEOUT seconds (default 120).
+# peer is logged once; a standby replica answers 503 for pending
+# workloads. Bounded by ORDO_OBS_TIMEOUT seconds (default 120).
 # Skips (77) without the emulator, kubectl, curl or openssl, or when the
 # build has no GnuTLS (--listen-client-ca is refused then).
 set -u
@@ -30,9 +31,10 @@ limit=${ORDO_OBS_TIMEOUT:-120}
 deadline=$((SECONDS + limit))
 data=$src/tests/data/obs
 tmp=$(mktemp -d)
-emu_pid= sched_pid=
+emu_pid= sched_pid= standby_pid=
 cleanup() {
     [ -n "$sched_pid" ] && kill "$sched_pid" 2>/dev/null
+    [ -n "$standby_pid" ] && kill "$standby_pid" 2>/dev/null
     [ -n "$emu_pid" ] && kill "$emu_pid" 2>/dev/null
     wait 2>/dev/null
     rm -rf "$tmp"
@@ -218,6 +220,33 @@ check "refusals logged once per peer" 0 "^1$" -- grep -c "refused 127.0.0.1" "$t
 check "the log names the stranger or none" 0 "no certificate|CN=intruder" -- \
     grep "refused 127.0.0.1" "$tmp/sched.log"
 check "no key in the log" 1 "" -- grep -F -e "PRIVATE KEY" -e "$(sed -n 2p "$tmp/front-proxy-client.key")" "$tmp/sched.log"
+
+# A second replica stands by: its view lacks the leader's admissions, so
+# it answers 503 for pending workloads, discovery still.
+"$bin" --kubeconfig "$tmp/kubeconfig" --plugin-dir "$plugins" \
+    --listen 127.0.0.1:0 --listen-cert "$tmp/srv.pem" \
+    --listen-key "$tmp/srv.key" \
+    --listen-client-ca "$tmp/front-proxy-ca.pem" >"$tmp/standby.log" 2>&1 &
+standby_pid=$!
+until grep -q "standing by" "$tmp/standby.log" || [ $SECONDS -ge $deadline ]; do
+    sleep 0.1
+done
+sport=$(sed -n 's/.*serving .* (port \([0-9]*\)) over TLS.*/\1/p' "$tmp/standby.log")
+scode() {
+    curl -s --cacert "$tmp/srv.pem" --cert "$tmp/front-proxy-client.pem" \
+        --key "$tmp/front-proxy-client.key" -w '\n%{http_code}\n' \
+        "https://127.0.0.1:$sport$1"
+}
+check "standby: pending workloads 503, naming the leader" 0 \
+    "stands by: pending workloads are answered by the leader \([^)]+\)" -- \
+    scode $vis/clusterqueues/q/pendingworkloads
+check "standby: 503" 0 "^503$" -- bash -c "$(declare -f scode); tmp='$tmp' sport=$sport scode $vis/namespaces/team/localqueues/lq-a/pendingworkloads | tail -1"
+check "standby: discovery 200" 0 "^200$" -- bash -c "$(declare -f scode); tmp='$tmp' sport=$sport scode $vis | tail -1"
+kill -TERM $standby_pid
+wait $standby_pid
+rc=$?
+standby_pid=
+check "standby: exit 0" 0 "^0$" -- echo $rc
 
 kill -TERM $sched_pid
 wait $sched_pid
