@@ -8,7 +8,7 @@
  * as +Inf (an unset limit).
  *
  * The hot path is cheap: a series is resolved once from its label values
- * (metrics_series(), a linear search) and kept by the caller; bumping it
+ * (metrics_series(), a hash lookup) and kept by the caller; bumping it
  * is O(1) (a histogram: O(buckets)). Gauges derived from state are set at
  * scrape time: metrics_family_clear() hides a family's series until they
  * are set again. Single-threaded, as the daemon's loop is. */
