@@ -8,7 +8,8 @@
 # priorities, reasons); then the client certificate: none is 401, one of
 # another CA 403, one of the CA 200; the probes stay open; each refused
 # peer is logged once; a standby replica answers 503 for pending
-# workloads. Bounded by ORDO_OBS_TIMEOUT seconds (default 120).
+# workloads; the serving pair rotated in place is served once read
+# again, the client CA still required. Bounded by ORDO_OBS_TIMEOUT seconds (default 120).
 # Skips (77) without the emulator, kubectl, curl or openssl, or when the
 # build has no GnuTLS (--listen-client-ca is refused then).
 set -u
@@ -220,6 +221,21 @@ check "refusals logged once per peer" 0 "^1$" -- grep -c "refused 127.0.0.1" "$t
 check "the log names the stranger or none" 0 "no certificate|CN=intruder" -- \
     grep "refused 127.0.0.1" "$tmp/sched.log"
 check "no key in the log" 1 "" -- grep -F -e "PRIVATE KEY" -e "$(sed -n 2p "$tmp/front-proxy-client.key")" "$tmp/sched.log"
+
+# ---- rotation: a new serving pair in place, the client CA still required
+ssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=ordo-visibility-2 \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$tmp/srv2.key" -out "$tmp/srv2.pem"
+cp "$tmp/srv.pem" "$tmp/srv1.pem"
+cp "$tmp/srv2.key" "$tmp/key.new" && mv "$tmp/key.new" "$tmp/srv.key"
+cp "$tmp/srv2.pem" "$tmp/cert.new" && mv "$tmp/cert.new" "$tmp/srv.pem"
+rotated() { curl -s -o /dev/null --cacert "$tmp/srv2.pem" "$url/healthz"; }
+until rotated || [ $SECONDS -ge $deadline ]; do sleep 0.5; done
+check "rotated pair served" 0 "^ok$" -- curl -s --cacert "$tmp/srv2.pem" "$url/healthz"
+old_refused() { ! curl -sf -o /dev/null --cacert "$tmp/srv1.pem" "$url/healthz"; }
+check "the old one no longer" 0 "" -- old_refused
+check "rotation logged" 0 "--listen: certificate and key read again" -- cat "$tmp/sched.log"
+check "after rotation: no certificate 401" 0 "^401$" -- bash -c "curl -s -o /dev/null -w '%{http_code}' --cacert '$tmp/srv2.pem' '$url$vis'"
+check "after rotation: the CA's certificate 200" 0 "^200$" -- bash -c "curl -s -o /dev/null -w '%{http_code}' --cacert '$tmp/srv2.pem' --cert '$tmp/front-proxy-client.pem' --key '$tmp/front-proxy-client.key' '$url$vis'"
 
 # A second replica stands by: its view lacks the leader's admissions, so
 # it answers 503 for pending workloads, discovery still.
