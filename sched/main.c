@@ -42,6 +42,7 @@ enum {
     OPT_LISTEN_CERT,
     OPT_LISTEN_KEY,
     OPT_LISTEN_CLIENT_CA,
+    OPT_LISTEN_CLIENT_NAME,
     OPT_WEBHOOK_LISTEN,
     OPT_WEBHOOK_CERT,
     OPT_WEBHOOK_KEY,
@@ -132,6 +133,9 @@ static void usage(FILE *out)
         "signed by a CA of\n"
         "                        FILE (the front-proxy CA) but for "
         "/healthz and /readyz\n"
+        "  --listen-client-name NAME[,NAME...]  and one of these common "
+        "names\n"
+        "                        (requestheader-allowed-names)\n"
         "  --leader-elect[=BOOL] elect one leader on a Lease (default "
         "true; false: always lead)\n"
         "  --leader-elect-lease-duration DUR, --leader-elect-renew-deadline "
@@ -476,6 +480,8 @@ int main(int argc, char **argv)
         {"listen-cert", required_argument, NULL, OPT_LISTEN_CERT},
         {"listen-key", required_argument, NULL, OPT_LISTEN_KEY},
         {"listen-client-ca", required_argument, NULL, OPT_LISTEN_CLIENT_CA},
+        {"listen-client-name", required_argument, NULL,
+         OPT_LISTEN_CLIENT_NAME},
         {"webhook-listen", required_argument, NULL, OPT_WEBHOOK_LISTEN},
         {"webhook-cert", required_argument, NULL, OPT_WEBHOOK_CERT},
         {"webhook-key", required_argument, NULL, OPT_WEBHOOK_KEY},
@@ -625,6 +631,9 @@ int main(int argc, char **argv)
             break;
         case OPT_LISTEN_CLIENT_CA:
             o.kube_opt.obs.client_ca_file = optarg;
+            break;
+        case OPT_LISTEN_CLIENT_NAME:
+            o.kube_opt.obs.client_names = optarg;
             break;
         case OPT_WEBHOOK_LISTEN:
             o.kube_opt.obs.webhook_listen = optarg;

@@ -72,10 +72,41 @@ static void describe(gnutls_session_t s, char *buf, size_t n)
     gnutls_free(issuer.data);
     gnutls_x509_crt_deinit(crt);
 }
+
+/* The first certificate's common name into cn ("" when none). */
+static void common_name(gnutls_session_t s, char *cn, size_t n)
+{
+    unsigned count = 0;
+    const gnutls_datum_t *certs = gnutls_certificate_get_peers(s, &count);
+    gnutls_x509_crt_t crt;
+    cn[0] = '\0';
+    if (!certs || !count || gnutls_x509_crt_init(&crt) < 0)
+        return;
+    size_t size = n;
+    if (gnutls_x509_crt_import(crt, &certs[0], GNUTLS_X509_FMT_DER) < 0 ||
+        gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, 0,
+                                      cn, &size) < 0)
+        cn[0] = '\0';
+    gnutls_x509_crt_deinit(crt);
+}
 #endif
 
-unsigned client_cert_check(struct MHD_Connection *c, struct client_cert_log *l,
-                           char *buf, size_t n)
+/* Whether cn is one of the comma-separated names. */
+static bool named(const char *names, const char *cn)
+{
+    size_t len = strlen(cn);
+    for (const char *p = names; *p;) {
+        const char *end = strchr(p, ',');
+        size_t l = end ? (size_t)(end - p) : strlen(p);
+        if (l == len && len && strncmp(p, cn, l) == 0)
+            return true;
+        p += l + (end ? 1 : 0);
+    }
+    return false;
+}
+
+unsigned client_cert_check(struct MHD_Connection *c, const char *names,
+                           struct client_cert_log *l, char *buf, size_t n)
 {
     char peer[64], who[512] = "no certificate";
     unsigned code = 403;
@@ -105,8 +136,21 @@ unsigned client_cert_check(struct MHD_Connection *c, struct client_cert_log *l,
                      "the client certificate is not accepted by "
                      "--listen-client-ca");
         gnutls_free(out.data);
+    } else if (names) {
+        char cn[256];
+        common_name(s, cn, sizeof(cn));
+        if (named(names, cn))
+            return 0;
+        describe(s, who, sizeof(who));
+        snprintf(buf, n,
+                 "the client certificate's common name \"%s\" is not one "
+                 "of --listen-client-name",
+                 cn);
     } else
         return 0;
+#else
+    (void)names;
+    (void)named;
 #endif
     peer_name(c, peer, sizeof(peer));
     if (first_time(l, peer))

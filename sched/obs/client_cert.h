@@ -21,12 +21,14 @@ struct client_cert_log {
 };
 
 /* 0 when c presented a certificate that the daemon's trust list (its
- * MHD_OPTION_HTTPS_MEM_TRUST) verifies, else the HTTP code to refuse
- * with, 401 (none presented) or 403 (not signed by the CA, expired, not
- * yet valid), and why into buf. The first refusal of each peer address is
+ * MHD_OPTION_HTTPS_MEM_TRUST) verifies, whose common name is one of the
+ * comma-separated names (NULL: any; the API server's
+ * requestheader-allowed-names), else the HTTP code to refuse with, 401
+ * (none presented) or 403 (not signed by the CA, expired, not yet valid,
+ * another name), and why into buf. The first refusal of each peer address is
  * logged in l, with the certificate's subject and issuer (never a
  * header). */
-unsigned client_cert_check(struct MHD_Connection *c, struct client_cert_log *l,
-                           char *buf, size_t n);
+unsigned client_cert_check(struct MHD_Connection *c, const char *names,
+                           struct client_cert_log *l, char *buf, size_t n);
 
 #endif

@@ -290,8 +290,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
     if (strcmp(url, "/readyz") == 0)
         return readyz(h, c);
     char why[512];
-    unsigned refuse = h->ca ? client_cert_check(c, &h->refused, why,
-                                                sizeof(why))
+    unsigned refuse = h->ca ? client_cert_check(c, h->o.client_names,
+                                                &h->refused, why, sizeof(why))
                             : 0;
     if (refuse)
         return text(c, refuse, "%s\n", why);
@@ -455,6 +455,8 @@ int http_server_new(const struct http_server_options *o,
                        "%s-client-ca needs %s-cert and %s-key: client "
                        "certificates come with TLS",
                        fl, fl, fl);
+    if (o->client_names && !o->client_ca_file)
+        return err_set(e, EINVAL, "%s-client-name needs %s-client-ca", fl, fl);
     if (o->client_ca_file && !client_cert_supported())
         return err_set(e, ENOTSUP,
                        "%s-client-ca: this build has no GnuTLS to verify "

@@ -55,6 +55,8 @@ struct http_server_options {
      * server's front-proxy CA, for the aggregated visibility API): 401
      * without one, 403 with another. NULL: no client certificates. */
     const char *client_ca_file;
+    /* With it: the common names allowed, comma-separated (NULL: any). */
+    const char *client_names;
     struct scheduler *s;              /* /queues */
     struct sched_metrics *metrics;    /* /metrics; NULL: 404 */
     /* Readiness: true when ready, else why into buf (what is missing).

@@ -6,7 +6,8 @@
 # APIGroup, APIResourceList) and the PendingWorkloadsSummary of a
 # ClusterQueue and a LocalQueue with waiting workloads (positions,
 # priorities, reasons); then the client certificate: none is 401, one of
-# another CA 403, one of the CA 200; the probes stay open; each refused
+# another CA 403, one of the CA 200 (403 with a common name not of
+# --listen-client-name); the probes stay open; each refused
 # peer is logged once; a standby replica answers 503 for pending
 # workloads; the serving pair rotated in place is served once read
 # again, the client CA still required. Bounded by ORDO_OBS_TIMEOUT seconds (default 120).
@@ -57,6 +58,7 @@ client() {
             -CAcreateserial -days 1 -extfile "$tmp/client.ext" -out "$tmp/$2.pem"
 }
 ca front-proxy-ca && client front-proxy-ca front-proxy-client
+client front-proxy-ca other-name
 ca other-ca && client other-ca intruder
 check "certificates made" 0 "" -- ls "$tmp/front-proxy-client.pem" \
     "$tmp/intruder.pem" "$tmp/srv.pem"
@@ -64,6 +66,10 @@ check "certificates made" 0 "" -- ls "$tmp/front-proxy-client.pem" \
 check "client CA needs TLS" 1 "needs --listen-cert" -- "$bin" \
     --server https://127.0.0.1:1 --plugin-dir "$plugins" \
     --listen 127.0.0.1:0 --listen-client-ca "$tmp/front-proxy-ca.pem"
+check "client names need the client CA" 1 "needs --listen-client-ca" -- "$bin" \
+    --server https://127.0.0.1:1 --plugin-dir "$plugins" \
+    --listen 127.0.0.1:0 --listen-cert "$tmp/srv.pem" \
+    --listen-key "$tmp/srv.key" --listen-client-name x
 if grep -q "no GnuTLS" <<<"$last_out"; then
     echo "SKIP: built without GnuTLS"
     exit 77
@@ -80,12 +86,12 @@ check "jobs applied" 0 "created" -- k apply -f "$data/jobs.yaml"
 
 "$bin" --kubeconfig "$tmp/kubeconfig" --plugin-dir "$plugins" \
     --listen 127.0.0.1:0 --listen-cert "$tmp/srv.pem" \
-    --listen-key "$tmp/srv.key" \
+    --listen-key "$tmp/srv.key" --listen-client-name aggregator,front-proxy-client \
     --listen-client-ca "$tmp/front-proxy-ca.pem" >"$tmp/sched.log" 2>&1 &
 sched_pid=$!
 lport=
 while [ -z "$lport" ] && [ $SECONDS -lt $deadline ] && kill -0 $sched_pid 2>/dev/null; do
-    lport=$(sed -n 's/.*serving .* (port \([0-9]*\)) over TLS.*/\1/p' "$tmp/sched.log")
+    lport=$(sed -n 's/.*serving .* (port \([0-9]*\)) over TLS.*/\1/p' "$tmp/sched.log" 2>/dev/null)
     [ -n "$lport" ] || sleep 0.1
 done
 check "listening with client certificates" 0 "client certificates of --listen-client-ca required" \
@@ -208,6 +214,9 @@ check "401 says what is needed" 0 "client certificate signed by --listen-client-
     -- code $vis
 check "another CA's certificate: 403" 0 "^403$" -- bash -c "curl -s -o /dev/null -w '%{http_code}' --cacert '$tmp/srv.pem' --cert '$tmp/intruder.pem' --key '$tmp/intruder.key' '$url$vis/clusterqueues/q/pendingworkloads'"
 check "403 says why" 0 "not accepted by --listen-client-ca" -- code $vis intruder
+check "the CA's, another common name: 403" 0 \
+    'common name "other-name" is not one of --listen-client-name' -- \
+    code $vis other-name
 check "the CA's certificate: 200" 0 "^200$" -- bash -c "curl -s -o /dev/null -w '%{http_code}' --cacert '$tmp/srv.pem' --cert '$tmp/front-proxy-client.pem' --key '$tmp/front-proxy-client.key' '$url$vis'"
 check "/metrics needs it too" 0 "^401$" -- bash -c "curl -s -o /dev/null -w '%{http_code}' --cacert '$tmp/srv.pem' '$url/metrics'"
 check "/metrics with it" 0 "kueue_pending_workloads" -- code /metrics front-proxy-client
