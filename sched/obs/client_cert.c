@@ -124,9 +124,8 @@ unsigned client_cert_check(struct MHD_Connection *c, const char *names,
     } else if (gnutls_certificate_verify_peers2(s, &status) < 0 || status) {
         gnutls_datum_t out = {0};
         describe(s, who, sizeof(who));
-        if (status &&
-            gnutls_certificate_verification_status_print(
-                status, GNUTLS_CRT_X509, &out, 0) >= 0)
+        if (status && gnutls_certificate_verification_status_print(
+                          status, GNUTLS_CRT_X509, &out, 0) >= 0)
             snprintf(buf, n,
                      "the client certificate is not accepted by "
                      "--listen-client-ca: %s",

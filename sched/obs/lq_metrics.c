@@ -72,9 +72,9 @@ void lq_metrics_admitted(struct lq_metrics *lm, const struct workload *w,
 {
     if (!lm->f[LQ_ADMITTED_TOTAL] || !w->local_queue)
         return;
-    metrics_add(series(lm, LQ_ADMITTED_TOTAL, w->local_queue, w->ns, pc, NULL,
-                       role),
-                1);
+    metrics_add(
+        series(lm, LQ_ADMITTED_TOTAL, w->local_queue, w->ns, pc, NULL, role),
+        1);
 }
 
 /* A LocalQueue's series for this scrape. */
@@ -111,10 +111,10 @@ static struct lq_row *rows(struct lq_metrics *lm, const struct cluster *c,
             series(lm, LQ_PENDING, r->name, r->ns, "active", NULL, role);
         r->pending[1] =
             series(lm, LQ_PENDING, r->name, r->ns, "inadmissible", NULL, role);
-        r->reserving = series(lm, LQ_RESERVING, r->name, r->ns, NULL, NULL,
-                              role);
-        r->active = series(lm, LQ_ADMITTED_ACTIVE, r->name, r->ns, NULL, NULL,
-                           role);
+        r->reserving =
+            series(lm, LQ_RESERVING, r->name, r->ns, NULL, NULL, role);
+        r->active =
+            series(lm, LQ_ADMITTED_ACTIVE, r->name, r->ns, NULL, NULL, role);
         metrics_set(r->pending[0], 0);
         metrics_set(r->pending[1], 0);
         metrics_set(r->reserving, 0);
@@ -129,9 +129,9 @@ static struct lq_row *rows(struct lq_metrics *lm, const struct cluster *c,
                     metrics_set(series(lm, LQ_RES_RESERVATION, r->name, r->ns,
                                        fl, res, role),
                                 0);
-                    metrics_set(series(lm, LQ_RES_USAGE, r->name, r->ns, fl,
-                                       res, role),
-                                0);
+                    metrics_set(
+                        series(lm, LQ_RES_USAGE, r->name, r->ns, fl, res, role),
+                        0);
                 }
         HASH_ADD_STR(all, key, r);
     }
@@ -161,8 +161,7 @@ static void charge(struct lq_metrics *lm, const struct lq_row *r,
                    *res = resid_name(ch->res);
         metrics_add(
             series(lm, LQ_RES_RESERVATION, r->name, r->ns, fl, res, role), v);
-        metrics_add(series(lm, LQ_RES_USAGE, r->name, r->ns, fl, res, role),
-                    v);
+        metrics_add(series(lm, LQ_RES_USAGE, r->name, r->ns, fl, res, role), v);
     }
 }
 

@@ -104,6 +104,13 @@ code() {
     [ -n "${2:-}" ] && a=(--cert "$tmp/$2.pem" --key "$tmp/$2.key")
     curl -s --cacert "$tmp/srv.pem" "${a[@]}" -w '\n%{http_code}\n' "$url$1"
 }
+# status PATH [CERT] [PORT]: the HTTP code alone.
+status() {
+    local a=()
+    [ -n "${2:-}" ] && a=(--cert "$tmp/$2.pem" --key "$tmp/$2.key")
+    curl -s -o /dev/null -w '%{http_code}' --cacert "$tmp/srv.pem" "${a[@]}" \
+        "https://127.0.0.1:${3:-$lport}$1"
+}
 pending() {
     code "$vis/clusterqueues/q/pendingworkloads" front-proxy-client |
         grep -o '"positionInClusterQueue"' | wc -l
@@ -209,16 +216,17 @@ print("ok")
 PY
 
 # ---- the client certificate ---------------------------------------------
-check "no certificate: 401" 0 "^401$" -- bash -c "curl -s -o /dev/null -w '%{http_code}' --cacert '$tmp/srv.pem' '$url$vis'"
+check "no certificate: 401" 0 "^401$" -- status $vis
 check "401 says what is needed" 0 "client certificate signed by --listen-client-ca is required" \
     -- code $vis
-check "another CA's certificate: 403" 0 "^403$" -- bash -c "curl -s -o /dev/null -w '%{http_code}' --cacert '$tmp/srv.pem' --cert '$tmp/intruder.pem' --key '$tmp/intruder.key' '$url$vis/clusterqueues/q/pendingworkloads'"
+check "another CA's certificate: 403" 0 "^403$" -- \
+    status $vis/clusterqueues/q/pendingworkloads intruder
 check "403 says why" 0 "not accepted by --listen-client-ca" -- code $vis intruder
 check "the CA's, another common name: 403" 0 \
     'common name "other-name" is not one of --listen-client-name' -- \
     code $vis other-name
-check "the CA's certificate: 200" 0 "^200$" -- bash -c "curl -s -o /dev/null -w '%{http_code}' --cacert '$tmp/srv.pem' --cert '$tmp/front-proxy-client.pem' --key '$tmp/front-proxy-client.key' '$url$vis'"
-check "/metrics needs it too" 0 "^401$" -- bash -c "curl -s -o /dev/null -w '%{http_code}' --cacert '$tmp/srv.pem' '$url/metrics'"
+check "the CA's certificate: 200" 0 "^200$" -- status $vis front-proxy-client
+check "/metrics needs it too" 0 "^401$" -- status /metrics
 check "/metrics with it" 0 "kueue_pending_workloads" -- code /metrics front-proxy-client
 check "/queues needs it too" 0 "403" -- code /queues intruder
 check "healthz open" 0 "^ok$" -- curl -s --cacert "$tmp/srv.pem" "$url/healthz"
@@ -243,8 +251,10 @@ check "rotated pair served" 0 "^ok$" -- curl -s --cacert "$tmp/srv2.pem" "$url/h
 old_refused() { ! curl -sf -o /dev/null --cacert "$tmp/srv1.pem" "$url/healthz"; }
 check "the old one no longer" 0 "" -- old_refused
 check "rotation logged" 0 "--listen: certificate and key read again" -- cat "$tmp/sched.log"
-check "after rotation: no certificate 401" 0 "^401$" -- bash -c "curl -s -o /dev/null -w '%{http_code}' --cacert '$tmp/srv2.pem' '$url$vis'"
-check "after rotation: the CA's certificate 200" 0 "^200$" -- bash -c "curl -s -o /dev/null -w '%{http_code}' --cacert '$tmp/srv2.pem' --cert '$tmp/front-proxy-client.pem' --key '$tmp/front-proxy-client.key' '$url$vis'"
+# srv.pem is srv2.pem now.
+check "after rotation: no certificate 401" 0 "^401$" -- status $vis
+check "after rotation: the CA's certificate 200" 0 "^200$" -- \
+    status $vis front-proxy-client
 
 # A second replica stands by: its view lacks the leader's admissions, so
 # it answers 503 for pending workloads, discovery still.
@@ -265,8 +275,9 @@ scode() {
 check "standby: pending workloads 503, naming the leader" 0 \
     "stands by: pending workloads are answered by the leader \([^)]+\)" -- \
     scode $vis/clusterqueues/q/pendingworkloads
-check "standby: 503" 0 "^503$" -- bash -c "$(declare -f scode); tmp='$tmp' sport=$sport scode $vis/namespaces/team/localqueues/lq-a/pendingworkloads | tail -1"
-check "standby: discovery 200" 0 "^200$" -- bash -c "$(declare -f scode); tmp='$tmp' sport=$sport scode $vis | tail -1"
+check "standby: 503" 0 "^503$" -- status \
+    $vis/namespaces/team/localqueues/lq-a/pendingworkloads front-proxy-client "$sport"
+check "standby: discovery 200" 0 "^200$" -- status $vis front-proxy-client "$sport"
 kill -TERM $standby_pid
 wait $standby_pid
 rc=$?

@@ -39,8 +39,8 @@ static void test_counts_and_quota(void **state)
     struct fx *f = *state;
     struct sched_metrics *m;
     assert_int_equal(sched_metrics_new(f->s, NULL, &m), 0);
-    /* 3 cpu: x (2) and y (1) in lq fit; z (2) in lq and w (1) in lq2
-     * wait... until y is gone, w fits. */
+    /* 3 cpu: x (2) and y (1) of lq are admitted; z (2) of lq and w (1)
+     * of lq2 wait, until y goes and w fits. */
     fx_add(f, FX_QUEUES("3") FX_LQ("ns", "lq2", "cq") FX_NODE("n1", "8", "")
                   FX_POD("ns", "x", "lq", "2") FX_POD("ns", "y", "lq", "1"));
     fx_run(f);
@@ -48,9 +48,9 @@ static void test_counts_and_quota(void **state)
     fx_run(f);
     assert_string_equal(fx_state(f, "ns/z"), "pending");
     assert_string_equal(fx_state(f, "ns/w"), "pending");
-    double pending = sample(m, LQ("pending_workloads", ",status=\"active\",")) +
-                     sample(m, LQ("pending_workloads",
-                                  ",status=\"inadmissible\","));
+    double pending =
+        sample(m, LQ("pending_workloads", ",status=\"active\",")) +
+        sample(m, LQ("pending_workloads", ",status=\"inadmissible\","));
     assert_true(pending == 1);
     pending = sample(m, LQ2("pending_workloads", ",status=\"active\",")) +
               sample(m, LQ2("pending_workloads", ",status=\"inadmissible\","));
@@ -84,8 +84,8 @@ static void test_counts_and_quota(void **state)
     assert_true(sample(m, LQ2("admitted_workloads_total",
                               ",priority_class=\"\",")) == -1);
     assert_true(sample(m, LQ2("admitted_active_workloads", ",")) == -1);
-    assert_true(sample(m, LQ2("pending_workloads",
-                              ",status=\"active\",")) == -1);
+    assert_true(sample(m, LQ2("pending_workloads", ",status=\"active\",")) ==
+                -1);
     assert_true(sample(m, LQ2("resource_usage",
                               ",flavor=\"default\",resource=\"cpu\",")) == -1);
     assert_true(sample(m, LQ("admitted_workloads_total",
@@ -101,7 +101,8 @@ static void test_off(void **state)
     struct sched_metrics *m;
     struct sched_metrics_options o = {.no_local_queue_metrics = true};
     assert_int_equal(sched_metrics_new(f->s, &o, &m), 0);
-    fx_add(f, FX_QUEUES("3") FX_NODE("n1", "8", "") FX_POD("ns", "x", "lq", "2"));
+    fx_add(f,
+           FX_QUEUES("3") FX_NODE("n1", "8", "") FX_POD("ns", "x", "lq", "2"));
     fx_run(f);
     char *s;
     size_t n;
