@@ -24,6 +24,25 @@ bool client_cert_supported(void)
 #endif
 }
 
+int client_cert_count(const char *pem)
+{
+#ifdef ORDO_HAVE_GNUTLS
+    gnutls_x509_crt_t *certs = NULL;
+    unsigned n = 0;
+    gnutls_datum_t d = {(unsigned char *)pem, (unsigned)strlen(pem)};
+    if (gnutls_x509_crt_list_import2(&certs, &n, &d, GNUTLS_X509_FMT_PEM, 0) <
+        0)
+        return 0;
+    for (unsigned i = 0; i < n; i++)
+        gnutls_x509_crt_deinit(certs[i]);
+    gnutls_free(certs);
+    return (int)n;
+#else
+    (void)pem;
+    return -1;
+#endif
+}
+
 static void peer_name(struct MHD_Connection *c, char *buf, size_t n)
 {
     const union MHD_ConnectionInfo *ci =

@@ -14,6 +14,10 @@
 /* Whether this build verifies client certificates (GnuTLS found). */
 bool client_cert_supported(void);
 
+/* The certificates of a PEM bundle (0: none, not PEM; -1 without
+ * GnuTLS). */
+int client_cert_count(const char *pem);
+
 /* The peer addresses already logged (bounded). */
 struct client_cert_log {
     char peers[64][64];

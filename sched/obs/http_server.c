@@ -426,9 +426,13 @@ static int load_tls(struct http_server *h)
         (r = read_file(h->o.cert_file, &cert)) < 0 ||
         (r = read_file(h->o.key_file, &key)) < 0 ||
         (h->o.client_ca_file &&
-         (r = read_file(h->o.client_ca_file, &ca)) < 0)) {
+         (r = read_file(h->o.client_ca_file, &ca)) < 0) ||
+        /* MHD takes a bundle without certificates and then trusts
+         * nothing: every client refused, with no word why. */
+        (ca && (r = client_cert_count(ca) > 0 ? 0 : -EBADMSG) < 0)) {
         free(cert);
         free(key);
+        free(ca);
         return r;
     }
     free(h->cert);
@@ -476,15 +480,24 @@ int http_server_new(const struct http_server_options *o,
         goto fail;
     }
     if (o->cert_file && (r = load_tls(h)) < 0) {
-        err_set(e, -r, "%s-cert/%s-key%s: %s", fl, fl,
-                o->client_ca_file ? "/-client-ca" : "", strerror(-r));
+        if (r == -EBADMSG)
+            err_set(e, EINVAL, "%s-client-ca %s: no PEM certificate in it",
+                    fl, o->client_ca_file);
+        else if (o->client_ca_file)
+            err_set(e, -r, "%s-cert/%s-key/%s-client-ca: %s", fl, fl, fl,
+                    strerror(-r));
+        else
+            err_set(e, -r, "%s-cert/%s-key: %s", fl, fl, strerror(-r));
         goto fail;
     }
     h->family = ai->ai_family;
     h->d = start(h, ai->ai_addr, -1);
     if (!h->d) {
         r = err_set(e, EADDRINUSE, "%s %s: cannot listen there%s", fl,
-                    o->listen, h->cert ? " (or the certificate is bad)" : "");
+                    o->listen,
+                    h->ca     ? " (or the certificate, key or client CA is bad)"
+                    : h->cert ? " (or the certificate is bad)"
+                              : "");
         goto fail;
     }
     const union MHD_DaemonInfo *pi =

@@ -63,6 +63,18 @@ ca other-ca && client other-ca intruder
 check "certificates made" 0 "" -- ls "$tmp/front-proxy-client.pem" \
     "$tmp/intruder.pem" "$tmp/srv.pem"
 
+echo "not a certificate" >"$tmp/garbage.pem"
+garbage=$("$bin" --server https://127.0.0.1:1 --plugin-dir "$plugins" \
+    --listen 127.0.0.1:0 --listen-cert "$tmp/srv.pem" \
+    --listen-key "$tmp/srv.key" --listen-client-ca "$tmp/garbage.pem" 2>&1)
+grc=$?
+if grep -q "no GnuTLS" <<<"$garbage"; then
+    echo "SKIP: built without GnuTLS"
+    exit 77
+fi
+check "a client CA without a certificate refused (exit 1)" 0 \
+    "^1 .*--listen-client-ca .*garbage.pem: no PEM certificate in it" \
+    -- echo "$grc $garbage"
 check "client CA needs TLS" 1 "needs --listen-cert" -- "$bin" \
     --server https://127.0.0.1:1 --plugin-dir "$plugins" \
     --listen 127.0.0.1:0 --listen-client-ca "$tmp/front-proxy-ca.pem"
@@ -70,10 +82,6 @@ check "client names need the client CA" 1 "needs --listen-client-ca" -- "$bin" \
     --server https://127.0.0.1:1 --plugin-dir "$plugins" \
     --listen 127.0.0.1:0 --listen-cert "$tmp/srv.pem" \
     --listen-key "$tmp/srv.key" --listen-client-name x
-if grep -q "no GnuTLS" <<<"$last_out"; then
-    echo "SKIP: built without GnuTLS"
-    exit 77
-fi
 
 # ---- the emulator, and the scheduler with the client CA ------------------
 "$emu" --listen 127.0.0.1:0 --kubeconfig-out "$tmp/kubeconfig" --tls \
