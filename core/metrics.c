@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uthash.h>
+
 #include "grow.h"
 #include "satmath.h"
 
@@ -18,6 +20,10 @@ struct metric_series {
     int64_t count;          /* histogram */
     int64_t *bucket_counts; /* per bucket, not cumulative */
     bool live;
+    /* The label values joined by NULs: the index's key. */
+    char *key;
+    size_t key_len;
+    UT_hash_handle hh;
 };
 
 struct metric_family {
@@ -30,6 +36,9 @@ struct metric_family {
     size_t n_buckets;
     struct metric_series **series;
     size_t n_series, cap_series;
+    /* By label values: a lookup stays O(1) with a series per LocalQueue
+     * of thousands of namespaces. */
+    struct metric_series *index;
     struct metric_family *next;
 };
 
@@ -51,6 +60,7 @@ static void series_free(struct metric_series *s, size_t n_labels)
         free(s->values[i]);
     free(s->values);
     free(s->bucket_counts);
+    free(s->key);
     free(s);
 }
 
@@ -58,6 +68,7 @@ static void family_free(struct metric_family *f)
 {
     if (!f)
         return;
+    HASH_CLEAR(hh, f->index);
     for (size_t i = 0; i < f->n_series; i++)
         series_free(f->series[i], f->n_labels);
     free(f->series);
@@ -143,6 +154,26 @@ fail:
     return e;
 }
 
+/* The values joined by NULs into a new string (*ret_len bytes). */
+static char *join(const struct metric_family *f, const char *const *values,
+                  size_t *ret_len)
+{
+    size_t n = 0;
+    for (size_t l = 0; l < f->n_labels; l++)
+        n += strlen(values[l] ? values[l] : "") + 1;
+    char *k = malloc(n ? n : 1), *p = k;
+    if (!k)
+        return NULL;
+    for (size_t l = 0; l < f->n_labels; l++) {
+        const char *v = values[l] ? values[l] : "";
+        size_t len = strlen(v) + 1;
+        memcpy(p, v, len);
+        p += len;
+    }
+    *ret_len = n;
+    return k;
+}
+
 struct metric_series *metrics_series(struct metric_family *f,
                                      const char *const *values)
 {
@@ -151,18 +182,22 @@ struct metric_series *metrics_series(struct metric_family *f,
     static const char *const none[METRICS_LABELS_MAX];
     if (!values)
         values = none;
-    for (size_t i = 0; i < f->n_series; i++) {
-        struct metric_series *s = f->series[i];
-        size_t l = 0;
-        while (l < f->n_labels &&
-               strcmp(s->values[l], values[l] ? values[l] : "") == 0)
-            l++;
-        if (l == f->n_labels)
-            return s;
-    }
-    struct metric_series *s = calloc(1, sizeof(*s));
-    if (!s)
+    size_t klen = 0;
+    char *key = join(f, values, &klen);
+    if (!key)
         return NULL;
+    struct metric_series *s = NULL;
+    HASH_FIND(hh, f->index, key, klen, s);
+    if (s) {
+        free(key);
+        return s;
+    }
+    if (!(s = calloc(1, sizeof(*s)))) {
+        free(key);
+        return NULL;
+    }
+    s->key = key;
+    s->key_len = klen;
     if (f->n_labels && !(s->values = calloc(f->n_labels, sizeof(char *))))
         goto fail;
     for (size_t l = 0; l < f->n_labels; l++)
@@ -177,6 +212,7 @@ struct metric_series *metrics_series(struct metric_family *f,
     s->fam = f;
     s->live = f->type != METRIC_GAUGE;
     f->series[f->n_series++] = s;
+    HASH_ADD_KEYPTR(hh, f->index, s->key, s->key_len, s);
     return s;
 fail:
     series_free(s, f->n_labels);
@@ -229,6 +265,24 @@ void metrics_family_clear(struct metric_family *f)
         if (s->bucket_counts)
             memset(s->bucket_counts, 0, f->n_buckets * sizeof(int64_t));
     }
+}
+
+void metrics_family_retain(struct metric_family *f,
+                           bool (*keep)(void *data, const char *const *values),
+                           void *data)
+{
+    size_t n = 0;
+    for (size_t i = 0; f && i < f->n_series; i++) {
+        struct metric_series *s = f->series[i];
+        if (keep(data, (const char *const *)s->values))
+            f->series[n++] = s;
+        else {
+            HASH_DELETE(hh, f->index, s);
+            series_free(s, f->n_labels);
+        }
+    }
+    if (f)
+        f->n_series = n;
 }
 
 /* ---- the text format ------------------------------------------------- */

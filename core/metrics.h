@@ -8,13 +8,14 @@
  * as +Inf (an unset limit).
  *
  * The hot path is cheap: a series is resolved once from its label values
- * (metrics_series(), a linear search) and kept by the caller; bumping it
+ * (metrics_series(), a hash lookup) and kept by the caller; bumping it
  * is O(1) (a histogram: O(buckets)). Gauges derived from state are set at
  * scrape time: metrics_family_clear() hides a family's series until they
  * are set again. Single-threaded, as the daemon's loop is. */
 #ifndef ORDO_METRICS_H
 #define ORDO_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,6 +72,11 @@ int64_t metrics_value(const struct metric_series *s);
  * recomputed at each scrape). */
 void metrics_family_clear(struct metric_family *f);
 
+/* Frees the series of f for which keep(data, label values) is false
+ * (those of an object that is gone): pointers to them are invalid then. */
+void metrics_family_retain(struct metric_family *f,
+                           bool (*keep)(void *data, const char *const *values),
+                           void *data);
 /* The text exposition of every family, in registration order, series
  * sorted by label values. 0 or -EIO. */
 int metrics_write(const struct metrics *m, FILE *out);

@@ -128,10 +128,19 @@ noinst_LTLIBRARIES += sched/obs/libordo-obs.la
 sched_obs_libordo_obs_la_SOURCES = \
 	%reldir%/obs/sched_metrics.c %reldir%/obs/sched_metrics.h \
 	%reldir%/obs/visibility.c %reldir%/obs/visibility.h \
-	%reldir%/obs/http_server.c %reldir%/obs/http_server.h
+	%reldir%/obs/http_server.c %reldir%/obs/http_server.h \
+	%reldir%/obs/client_cert.c %reldir%/obs/client_cert.h \
+	%reldir%/obs/lq_metrics.c %reldir%/obs/lq_metrics.h
 sched_obs_libordo_obs_la_CPPFLAGS = $(ORDO_DEFS) $(INC_CORE) $(INC_ABI) \
 	$(INC_CACHE) $(INC_HOST) $(INC_LINE) $(INC_OBS)
 sched_obs_libordo_obs_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(MHD_CFLAGS)
+# --listen-client-ca verifies client certificates with GnuTLS (the
+# library under libmicrohttpd's TLS); without it the flag is refused.
+if HAVE_GNUTLS
+sched_obs_libordo_obs_la_CPPFLAGS += -DORDO_HAVE_GNUTLS
+sched_obs_libordo_obs_la_CFLAGS += $(GNUTLS_CFLAGS)
+sched_obs_libordo_obs_la_LIBADD = $(GNUTLS_LIBS)
+endif
 
 # Every source of the libraries above (the fuzz build compiles them with
 # clang apart).
@@ -150,7 +159,7 @@ sched_libordo_sched_la_LIBADD = sched/backend/sim/libordo-sim.la \
 	sched/cycle/libordo-cycle.la sched/cache/libordo-cache.la \
 	sched/host/libordo-host.la core/kube/libordo-kube.la \
 	core/libordo-core.la $(JSONC_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(CRYPTO_LIBS) \
-	$(MHD_LIBS)
+	$(MHD_LIBS) $(GNUTLS_LIBS)
 
 bin_PROGRAMS += sched/ordo-scheduler
 sched_ordo_scheduler_SOURCES = %reldir%/main.c

@@ -37,9 +37,12 @@ enum {
     OPT_REPORT,
     OPT_PLOT,
     OPT_METRICS_OUT,
+    OPT_NO_LQ_METRICS,
     OPT_LISTEN,
     OPT_LISTEN_CERT,
     OPT_LISTEN_KEY,
+    OPT_LISTEN_CLIENT_CA,
+    OPT_LISTEN_CLIENT_NAME,
     OPT_WEBHOOK_LISTEN,
     OPT_WEBHOOK_CERT,
     OPT_WEBHOOK_KEY,
@@ -132,6 +135,13 @@ static void usage(FILE *out)
         "/queues there\n"
         "  --listen-cert FILE, --listen-key FILE\n"
         "                        serve them over HTTPS (PEM files)\n"
+        "  --listen-client-ca FILE  and require a client certificate "
+        "signed by a CA of\n"
+        "                        FILE (the front-proxy CA) but for "
+        "/healthz and /readyz\n"
+        "  --listen-client-name NAME[,NAME...]  and one of these common "
+        "names\n"
+        "                        (requestheader-allowed-names)\n"
         "  --leader-elect[=BOOL] elect one leader on a Lease (default "
         "true; false: always lead)\n"
         "  --leader-elect-lease-duration DUR, --leader-elect-renew-deadline "
@@ -161,6 +171,9 @@ static void usage(FILE *out)
         "timeline\n"
         "  --metrics-out FILE    write the metrics (Prometheus text) at the "
         "end of the run\n"
+        "  --no-local-queue-metrics  no kueue_local_queue_* metrics (one "
+        "set per LocalQueue;\n"
+        "                        with --metrics-out and --listen)\n"
         "  --strict              unknown or unsupported Kueue fields, older "
         "API versions,\n"
         "                        references to objects not in the "
@@ -454,6 +467,7 @@ int main(int argc, char **argv)
         {"report", required_argument, NULL, OPT_REPORT},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"metrics-out", required_argument, NULL, OPT_METRICS_OUT},
+        {"no-local-queue-metrics", no_argument, NULL, OPT_NO_LQ_METRICS},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"sim-check", no_argument, NULL, OPT_SIM_CHECK},
         {"cycle-timeout", required_argument, NULL, OPT_CYCLE_TIMEOUT},
@@ -473,6 +487,9 @@ int main(int argc, char **argv)
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"listen-cert", required_argument, NULL, OPT_LISTEN_CERT},
         {"listen-key", required_argument, NULL, OPT_LISTEN_KEY},
+        {"listen-client-ca", required_argument, NULL, OPT_LISTEN_CLIENT_CA},
+        {"listen-client-name", required_argument, NULL,
+         OPT_LISTEN_CLIENT_NAME},
         {"webhook-listen", required_argument, NULL, OPT_WEBHOOK_LISTEN},
         {"webhook-cert", required_argument, NULL, OPT_WEBHOOK_CERT},
         {"webhook-key", required_argument, NULL, OPT_WEBHOOK_KEY},
@@ -543,6 +560,10 @@ int main(int argc, char **argv)
             break;
         case OPT_PLOT:
             o.sim_opt.plot_dir = optarg;
+            break;
+        case OPT_NO_LQ_METRICS:
+            o.sim_opt.no_local_queue_metrics = true;
+            o.kube_opt.obs.no_local_queue_metrics = true;
             break;
         case OPT_METRICS_OUT:
             o.sim_opt.metrics_out = optarg;
@@ -615,6 +636,12 @@ int main(int argc, char **argv)
             break;
         case OPT_LISTEN_KEY:
             o.kube_opt.obs.key_file = optarg;
+            break;
+        case OPT_LISTEN_CLIENT_CA:
+            o.kube_opt.obs.client_ca_file = optarg;
+            break;
+        case OPT_LISTEN_CLIENT_NAME:
+            o.kube_opt.obs.client_names = optarg;
             break;
         case OPT_WEBHOOK_LISTEN:
             o.kube_opt.obs.webhook_listen = optarg;

@@ -42,7 +42,8 @@ UNIT_TESTS = \
 	tests/unit/test_events_restart \
 	tests/unit/test_history \
 	tests/unit/test_sim_plot \
-	tests/unit/test_metrics
+	tests/unit/test_metrics \
+	tests/unit/test_lq_metrics
 check_PROGRAMS += $(UNIT_TESTS)
 UNIT_LDADD = core/libordo-core.la $(CMOCKA_LIBS)
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -196,6 +197,11 @@ tests_unit_test_events_jobs_SOURCES = tests/unit/test_events_jobs.c \
 	$(EVENTS_TEST_SRCS)
 tests_unit_test_events_jobs_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
 tests_unit_test_events_jobs_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_lq_metrics_SOURCES = tests/unit/test_lq_metrics.c \
+	$(EVENTS_TEST_SRCS)
+tests_unit_test_lq_metrics_CPPFLAGS = $(AM_CPPFLAGS) $(INC_OBS)
+tests_unit_test_lq_metrics_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
+tests_unit_test_lq_metrics_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_events_queues_SOURCES = tests/unit/test_events_queues.c \
 	$(EVENTS_TEST_SRCS)
 tests_unit_test_events_queues_LDADD = sched/libordo-sched.la $(CMOCKA_LIBS) $(LIBS)
@@ -436,6 +442,8 @@ CLI_TESTS = tests/cli/test_cli.sh tests/cli/test_example_plugin.sh \
 	tests/cli/test_kube_e2e.sh tests/cli/test_kube_cli.sh \
 	tests/cli/test_kube_restart.sh tests/cli/test_obs.sh \
 	tests/cli/test_kube_ha.sh tests/cli/test_webhook.sh
+# The visibility API as the aggregator reaches it (TLS, client CA).
+CLI_TESTS += tests/cli/test_visibility.sh
 # examples/deploy on the emulator; RBAC and secrets against what it does.
 CLI_TESTS += tests/cli/test_deploy.sh
 # scripts/demo --kube on this build tree.

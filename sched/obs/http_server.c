@@ -16,6 +16,7 @@
 
 #include <microhttpd.h>
 
+#include "client_cert.h"
 #include "visibility.h"
 
 #define CONN_TIMEOUT_S 10 /* a client silent this long is dropped */
@@ -27,7 +28,8 @@
 struct http_server {
     struct http_server_options o;
     struct MHD_Daemon *d;
-    char *cert, *key;
+    char *cert, *key, *ca;
+    struct client_cert_log refused;
     uint16_t port;
     int family;
     /* What the files were when read (reload_tls). */
@@ -133,6 +135,18 @@ static enum MHD_Result queues(struct http_server *h, struct MHD_Connection *c,
     if (!h->o.s)
         return text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
                     "the scheduler is starting again\n");
+    /* A standby runs no cycle and learns the leader's admissions only
+     * when it leads: its order would list admitted workloads as pending
+     * and give no reasons. */
+    if (strcmp(role(h), "follower") == 0) {
+        const char *holder = h->o.replica.holder
+                                 ? h->o.replica.holder(h->o.replica.data)
+                                 : NULL;
+        return text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+                    "this replica stands by: pending workloads are answered "
+                    "by the leader (%s)\n",
+                    holder ? holder : "none yet");
+    }
     if (!*rest || strcmp(rest, "/") == 0) {
         r = visibility_overview(h->o.s, limit, &s);
         return json_answer(c, r, s, "queues");
@@ -275,6 +289,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
         return text(c, MHD_HTTP_OK, "ok\n");
     if (strcmp(url, "/readyz") == 0)
         return readyz(h, c);
+    char why[512];
+    unsigned refuse = h->ca ? client_cert_check(c, h->o.client_names,
+                                                &h->refused, why, sizeof(why))
+                            : 0;
+    if (refuse)
+        return text(c, refuse, "%s\n", why);
     if (strcmp(url, "/metrics") == 0 && h->o.metrics) {
         char *s;
         size_t n;
@@ -284,7 +304,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
                       "text/plain; version=0.0.4; charset=utf-8", s, n);
     }
     static const char q[] = "/queues",
-                      agg[] = "/apis/visibility.kueue.x-k8s.io/v1beta2";
+                      agg[] = "/apis/" VISIBILITY_GROUP "/" VISIBILITY_VERSION;
+    const char *disc = visibility_discovery(url);
+    if (disc) {
+        char *b = strdup(disc);
+        if (!b)
+            return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+        return answer(c, MHD_HTTP_OK, "application/json", b, strlen(b));
+    }
     if (strncmp(url, q, sizeof(q) - 1) == 0 &&
         (url[sizeof(q) - 1] == '\0' || url[sizeof(q) - 1] == '/'))
         return queues(h, c, url + sizeof(q) - 1);
@@ -352,9 +379,12 @@ static struct MHD_Daemon *start(struct http_server *h,
         flags |= MHD_USE_IPv6;
     if (h->cert)
         flags |= MHD_USE_TLS;
+    /* With a trust list MHD asks for (not requires) a client
+     * certificate: the probes' paths stay open. */
     struct MHD_OptionItem tls[] = {
         {h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, h->cert},
         {MHD_OPTION_HTTPS_MEM_KEY, 0, h->key},
+        {h->ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, h->ca},
         {MHD_OPTION_END, 0, NULL},
     };
     struct MHD_OptionItem where[] = {
@@ -387,21 +417,30 @@ static int stat_file(const char *path, struct timespec *ret_mtime,
  * 0 or a negative errno. */
 static int load_tls(struct http_server *h)
 {
-    char *cert = NULL, *key = NULL;
+    char *cert = NULL, *key = NULL, *ca = NULL;
     struct timespec cm, km;
     off_t cs, ks;
     int r;
     if ((r = stat_file(h->o.cert_file, &cm, &cs)) < 0 ||
         (r = stat_file(h->o.key_file, &km, &ks)) < 0 ||
         (r = read_file(h->o.cert_file, &cert)) < 0 ||
-        (r = read_file(h->o.key_file, &key)) < 0) {
+        (r = read_file(h->o.key_file, &key)) < 0 ||
+        (h->o.client_ca_file &&
+         (r = read_file(h->o.client_ca_file, &ca)) < 0) ||
+        /* MHD takes a bundle without certificates and then trusts
+         * nothing: every client refused, with no word why. */
+        (ca && (r = client_cert_count(ca) > 0 ? 0 : -EBADMSG) < 0)) {
         free(cert);
+        free(key);
+        free(ca);
         return r;
     }
     free(h->cert);
     free(h->key);
+    free(h->ca);
     h->cert = cert;
     h->key = key;
+    h->ca = ca;
     h->cert_mtime = cm;
     h->key_mtime = km;
     h->cert_size = cs;
@@ -415,6 +454,18 @@ int http_server_new(const struct http_server_options *o,
     const char *fl = o && o->flag ? o->flag : "--listen";
     if (!o || (!o->s && !o->post_only) || !!o->cert_file != !!o->key_file)
         return err_set(e, EINVAL, "%s-cert and %s-key go together", fl, fl);
+    if (o->client_ca_file && !o->cert_file)
+        return err_set(e, EINVAL,
+                       "%s-client-ca needs %s-cert and %s-key: client "
+                       "certificates come with TLS",
+                       fl, fl, fl);
+    if (o->client_names && !o->client_ca_file)
+        return err_set(e, EINVAL, "%s-client-name needs %s-client-ca", fl, fl);
+    if (o->client_ca_file && !client_cert_supported())
+        return err_set(e, ENOTSUP,
+                       "%s-client-ca: this build has no GnuTLS to verify "
+                       "client certificates",
+                       fl);
     if (o->cert_file && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
         return err_set(e, ENOTSUP,
                        "%s: this libmicrohttpd was built without TLS", fl);
@@ -429,14 +480,24 @@ int http_server_new(const struct http_server_options *o,
         goto fail;
     }
     if (o->cert_file && (r = load_tls(h)) < 0) {
-        err_set(e, -r, "%s-cert/%s-key: %s", fl, fl, strerror(-r));
+        if (r == -EBADMSG)
+            err_set(e, EINVAL, "%s-client-ca %s: no PEM certificate in it",
+                    fl, o->client_ca_file);
+        else if (o->client_ca_file)
+            err_set(e, -r, "%s-cert/%s-key/%s-client-ca: %s", fl, fl, fl,
+                    strerror(-r));
+        else
+            err_set(e, -r, "%s-cert/%s-key: %s", fl, fl, strerror(-r));
         goto fail;
     }
     h->family = ai->ai_family;
     h->d = start(h, ai->ai_addr, -1);
     if (!h->d) {
         r = err_set(e, EADDRINUSE, "%s %s: cannot listen there%s", fl,
-                    o->listen, h->cert ? " (or the certificate is bad)" : "");
+                    o->listen,
+                    h->ca     ? " (or the certificate, key or client CA is bad)"
+                    : h->cert ? " (or the certificate is bad)"
+                              : "");
         goto fail;
     }
     const union MHD_DaemonInfo *pi =
@@ -476,10 +537,12 @@ int http_server_reload(struct http_server *h, struct err *e)
         !changed(&km, ks, &h->key_mtime, h->key_size))
         return 0;
     char *old_cert = h->cert, *old_key = h->key;
-    h->cert = h->key = NULL;
+    char *old_ca = h->ca;
+    h->cert = h->key = h->ca = NULL;
     if ((r = load_tls(h)) < 0) {
         h->cert = old_cert;
         h->key = old_key;
+        h->ca = old_ca;
         return err_set(e, -r,
                        "%s-cert/%s-key: %s: keeping the certificate "
                        "in use",
@@ -491,6 +554,7 @@ int http_server_reload(struct http_server *h, struct err *e)
     if (fd == MHD_INVALID_SOCKET) {
         free(old_cert);
         free(old_key);
+        free(old_ca);
         return err_set(e, EIO, "%s: cannot hand the socket over", flag(h));
     }
     struct MHD_Daemon *d = start(h, NULL, fd);
@@ -499,9 +563,11 @@ int http_server_reload(struct http_server *h, struct err *e)
         /* The new pair does not load: the old one again. */
         free(h->cert);
         free(h->key);
+        free(h->ca);
         h->cert = old_cert;
         h->key = old_key;
-        old_cert = old_key = NULL;
+        h->ca = old_ca;
+        old_cert = old_key = old_ca = NULL;
         d = start(h, NULL, fd);
         r = err_set(e, EINVAL,
                     "%s-cert/%s-key changed but do not load "
@@ -513,6 +579,7 @@ int http_server_reload(struct http_server *h, struct err *e)
     h->d = d;
     free(old_cert);
     free(old_key);
+    free(old_ca);
     if (!d)
         close(fd);
     if (!d)
@@ -528,6 +595,7 @@ void http_server_free(struct http_server *h)
         MHD_stop_daemon(h->d);
     free(h->cert);
     free(h->key);
+    free(h->ca);
     free(h);
 }
 

@@ -10,7 +10,9 @@
  *              Kueue's visibility paths under it:
  *              /queues/clusterqueues/NAME/pendingworkloads and
  *              /queues/namespaces/NS/localqueues/NAME/pendingworkloads,
- *              with ?limit= (default 1000, at most 100000) and ?offset=
+ *              with ?limit= (default 1000, at most 100000) and ?offset=; a
+ *              follower answers 503 (its view lacks the leader's
+ *              admissions)
  *
  * The loop waits on http_server_fd() (an epoll descriptor that is ready
  * when any connection is) as long as http_server_timeout_ms() says, then
@@ -20,7 +22,7 @@
  * with reload_tls the files are read again when they change (checked every
  * 10 s; cert-manager rotates them in place): the listening socket is kept,
  * connections open then are closed, and a pair that does not load keeps
- * the old one.
+ * the old one. With client_ca_file, the CA is read again with them.
  *
  * With post set, POST requests are read (at most max_body bytes, else 413)
  * and answered by it; post_only serves nothing else (the webhook's port,
@@ -48,6 +50,13 @@ struct replica_info {
 struct http_server_options {
     const char *listen;               /* HOST:PORT; PORT 0: any free one */
     const char *cert_file, *key_file; /* PEM; both or neither (TLS) */
+    /* PEM CA bundle (TLS only): every path but /healthz, /livez and
+     * /readyz then needs a client certificate it signed (the API
+     * server's front-proxy CA, for the aggregated visibility API): 401
+     * without one, 403 with another. NULL: no client certificates. */
+    const char *client_ca_file;
+    /* With it: the common names allowed, comma-separated (NULL: any). */
+    const char *client_names;
     struct scheduler *s;              /* /queues */
     struct sched_metrics *metrics;    /* /metrics; NULL: 404 */
     /* Readiness: true when ready, else why into buf (what is missing).

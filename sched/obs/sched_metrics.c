@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "grow.h"
+#include "lq_metrics.h"
 #include "resid.h"
 
 #define NS 1000000000LL
@@ -71,6 +73,7 @@ enum fam {
     F_API_DUR,
     F_BIND_TOTAL,
     F_BIND_DUR,
+    F_BUILD_INFO,
     F_MAX
 };
 
@@ -82,6 +85,7 @@ struct sched_metrics {
     struct scheduler_observer obs;
     struct cq_slot *slots;
     size_t n_slots;
+    struct lq_metrics lq; /* families NULL: --no-local-queue-metrics */
     int64_t cycle_start, attempt_start;
     struct metric_series *att[2], *att_dur[2], *k_att[2], *k_dur[2], *k_preempt,
         *k_victims, *bind_total[2], *bind_dur;
@@ -192,6 +196,11 @@ static const struct metric_desc descs[F_MAX] = {
                     NS,
                     latency_buckets,
                     15},
+    /* As kueue_build_info: no role, the value 1. */
+    [F_BUILD_INFO] = {"ordo_build_info",
+                      "1, labelled with the version of ordo-scheduler.",
+                      METRIC_GAUGE,
+                      {"version"}},
 };
 #undef L
 
@@ -320,6 +329,7 @@ static void on_admitted(void *data, const struct workload *w)
     int64_t waited = w->admitted_ns - w->queue_ns;
     metrics_add(sl->admitted, 1);
     metrics_add(sl->reserved, 1);
+    lq_metrics_admitted(&m->lq, w, sl->pc, sl->role);
     metrics_observe(sl->wait, waited > 0 ? waited : 0);
     metrics_observe(sl->reserved_wait, waited > 0 ? waited : 0);
 }
@@ -454,6 +464,7 @@ static void scrape(struct sched_metrics *m)
     metrics_set(series(m, F_K_PENDING, "active", NULL, NULL, NULL), active);
     metrics_set(series(m, F_K_PENDING, "unschedulable", NULL, NULL, NULL),
                 unsched);
+    lq_metrics_scrape(&m->lq, c, sched_metrics_role(m));
     if (m->opt.on_scrape)
         m->opt.on_scrape(m->opt.data, m->reg);
 }
@@ -496,6 +507,8 @@ int sched_metrics_new(struct scheduler *s,
     int r = metrics_new(&m->reg);
     for (int i = 0; r == 0 && i < F_MAX; i++)
         r = metrics_register(m->reg, &descs[i], &m->f[i]);
+    if (r == 0 && !m->opt.no_local_queue_metrics)
+        r = lq_metrics_register(&m->lq, m->reg);
     if (r < 0) {
         sched_metrics_free(m);
         return r;
@@ -514,6 +527,8 @@ int sched_metrics_new(struct scheduler *s,
     m->k_preempt = series(m, F_K_PREEMPT, prof, NULL, NULL, NULL);
     m->k_victims = series(m, F_K_VICTIMS, prof, NULL, NULL, NULL);
     m->bind_dur = series(m, F_BIND_DUR, NULL, NULL, NULL, NULL);
+    const char *version[] = {PACKAGE_VERSION};
+    metrics_set(metrics_series(m->f[F_BUILD_INFO], version), 1);
     m->obs = (struct scheduler_observer){
         .cycle_begin = on_cycle_begin,
         .cycle_end = on_cycle_end,

@@ -11,6 +11,7 @@
 #ifndef ORDO_SCHED_METRICS_H
 #define ORDO_SCHED_METRICS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,6 +27,9 @@ struct sched_metrics_options {
     /* Before each exposition: refresh the caller's own families. */
     void (*on_scrape)(void *data, struct metrics *reg);
     void *data;
+    /* No kueue_local_queue_* families (lq_metrics.h): a series set per
+     * LocalQueue, many with many namespaces. */
+    bool no_local_queue_metrics;
 };
 
 struct sched_metrics;

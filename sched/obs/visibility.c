@@ -237,3 +237,48 @@ int visibility_overview(struct scheduler *s, size_t limit, char **ret)
     }
     return finish(o, ret);
 }
+
+/* ---- discovery -------------------------------------------------------- */
+
+#define GV VISIBILITY_GROUP "/" VISIBILITY_VERSION
+#define GROUP_BODY                                                             \
+    "\"name\":\"" VISIBILITY_GROUP "\",\"versions\":[{\"groupVersion\":\"" GV  \
+    "\",\"version\":\"" VISIBILITY_VERSION "\"}],\"preferredVersion\":{"       \
+    "\"groupVersion\":\"" GV "\",\"version\":\"" VISIBILITY_VERSION "\"}"
+
+/* The two subresources Kueue's visibility server serves, each a
+ * PendingWorkloadsSummary read with get. */
+#define RESOURCE(name, namespaced)                                             \
+    "{\"name\":\"" name "\",\"singularName\":\"\",\"namespaced\":" namespaced  \
+    ",\"kind\":\"PendingWorkloadsSummary\",\"verbs\":[\"get\"]}"
+
+static const char group_list[] =
+    "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[{" GROUP_BODY
+    "}]}";
+static const char group[] =
+    "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\"," GROUP_BODY "}";
+static const char resources[] =
+    "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":\"" GV
+    "\",\"resources\":[" RESOURCE("clusterqueues/pendingworkloads",
+                                   "false") "," RESOURCE("localqueues/"
+                                                         "pendingworkloads",
+                                                         "true") "]}";
+
+/* path is prefix, optionally followed by one "/". */
+static bool is(const char *path, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(path, prefix, n) == 0 &&
+           (path[n] == '\0' || (path[n] == '/' && path[n + 1] == '\0'));
+}
+
+const char *visibility_discovery(const char *path)
+{
+    if (is(path, "/apis"))
+        return group_list;
+    if (is(path, "/apis/" VISIBILITY_GROUP))
+        return group;
+    if (is(path, "/apis/" GV))
+        return resources;
+    return NULL;
+}

@@ -9,6 +9,9 @@
 
 #include "scheduler.h"
 
+#define VISIBILITY_GROUP   "visibility.kueue.x-k8s.io"
+#define VISIBILITY_VERSION "v1beta2"
+
 #define VISIBILITY_LIMIT_DEFAULT 1000   /* Kueue's */
 #define VISIBILITY_LIMIT_MAX     100000 /* Kueue's cap */
 
@@ -21,5 +24,11 @@ int visibility_pending(struct scheduler *s, const char *cq, const char *ns,
 /* Every ClusterQueue's pending count and first `limit` workloads, as JSON
  * ({"clusterQueues": [{"name", "pending", "items"}]}). 0 or -ENOMEM. */
 int visibility_overview(struct scheduler *s, size_t limit, char **ret);
+
+/* The discovery documents an aggregated API server serves, for path
+ * "/apis" (APIGroupList), "/apis/GROUP" (APIGroup) or
+ * "/apis/GROUP/VERSION" (APIResourceList), a trailing "/" allowed: static
+ * JSON, or NULL for any other path. */
+const char *visibility_discovery(const char *path);
 
 #endif

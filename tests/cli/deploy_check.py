@@ -216,6 +216,13 @@ def wiring(applied_path):
             if w.get("failurePolicy") != "Ignore":
                 problems.append("webhook %s: failurePolicy is not Ignore" %
                                 w["name"])
+    tls = "listen-cert" in args
+    for probe in ("readinessProbe", "livenessProbe"):
+        scheme = c.get(probe, {}).get("httpGet", {}).get("scheme", "HTTP")
+        if scheme != ("HTTPS" if tls else "HTTP"):
+            problems.append("%s: scheme %s, --listen is %s" %
+                            (probe, scheme, "HTTPS" if tls else "HTTP"))
+    problems += apiservice(docs, by, args, ports)
     smon = [d for d in docs if d["kind"] == "ServiceMonitor"]
     for m in smon:
         for e in m["spec"]["endpoints"]:
@@ -228,6 +235,44 @@ def wiring(applied_path):
         print(p)
     print("wiring: %d problems" % len(problems))
     return 1 if problems else 0
+
+
+def apiservice(docs, by, args, ports):
+    """The visibility APIService: Kueue's name, group and version, its
+    Service exists with that port, which reaches the --listen port, served
+    over TLS with the front-proxy CA required."""
+    problems = []
+    svcs = [d for d in docs if d["kind"] == "APIService"]
+    if [d["metadata"]["name"] for d in svcs] != [
+            "v1beta2.visibility.kueue.x-k8s.io"]:
+        return ["want one APIService v1beta2.visibility.kueue.x-k8s.io"]
+    spec = svcs[0]["spec"]
+    if (spec.get("group"), spec.get("version")) != (
+            "visibility.kueue.x-k8s.io", "v1beta2"):
+        problems.append("APIService: not visibility.kueue.x-k8s.io/v1beta2")
+    if not spec.get("groupPriorityMinimum") or not spec.get("versionPriority"):
+        problems.append("APIService: no priorities")
+    s = spec.get("service", {})
+    svc = by.get(("Service", s.get("namespace"), s.get("name")))
+    port = [p for p in (svc or {}).get("spec", {}).get("ports", [])
+            if p["port"] == s.get("port", 443)]
+    listen = int(args.get("listen", ":0").rsplit(":", 1)[1])
+    if not port:
+        problems.append("APIService: no Service port %s/%s:%s" %
+                        (s.get("namespace"), s.get("name"), s.get("port")))
+    elif ports.get(port[0]["targetPort"], port[0]["targetPort"]) != listen:
+        problems.append("APIService: Service port %s is not --listen's" %
+                        port[0]["port"])
+    for flag in ("listen-cert", "listen-key", "listen-client-ca"):
+        if flag not in args:
+            problems.append("APIService: the Deployment has no --%s" % flag)
+    names = {(d["kind"], d["roleRef"]["name"]) for d in docs
+             if d["kind"] in ("RoleBinding", "ClusterRoleBinding")}
+    for want in (("RoleBinding", "extension-apiserver-authentication-reader"),
+                 ("ClusterRoleBinding", "system:auth-delegator")):
+        if want not in names:
+            problems.append("APIService: no %s to %s" % want)
+    return problems
 
 
 def main():

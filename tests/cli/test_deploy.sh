@@ -2,7 +2,8 @@
 # test_deploy.sh - examples/deploy on the API-server emulator: everything
 # applied with kubectl (server-side, then client-side on top), every object
 # served back as applied, the manifests wired to one another (ports,
-# probes, selectors, bindings, the webhook's Service); then the quickstart
+# probes, selectors, bindings, the webhook's Service, the visibility
+# APIService and its Service port); then the quickstart
 # scheduled by ordo-scheduler at the highest verbosity with a known token
 # and client key, and the emulator's audit compared with the ClusterRole
 # (every write the scheduler made, list+watch on everything it reads) and
@@ -62,7 +63,7 @@ check "emulator up" 0 "" -- k get namespaces
     cat "$deploy/servicemonitor.yaml"
 } >>"$tmp/deploy.yaml"
 check "kubectl kustomize examples/deploy: CRDs, RBAC, Deployment, webhook" \
-    0 "" -- bash -c "grep -c '^kind:' '$tmp/deploy.yaml' | grep -qx 22"
+    0 "" -- bash -c "grep -c '^kind:' '$tmp/deploy.yaml' | grep -qx 27"
 check "kubectl apply --server-side -k examples/deploy" 0 \
     "deployment.apps/ordo-scheduler serverside-applied" -- \
     k apply --server-side -k "$deploy"
@@ -76,7 +77,24 @@ served() {
         python3 "$judge" served "$tmp/deploy.yaml" "$tmp/served.json"
 }
 check "every object served back as applied" 0 \
-    "22 objects applied, 22 served back" -- served
+    "27 objects applied, 27 served back" -- served
+check "the APIService served back, Kueue's name and group" 0 \
+    "visibility.kueue.x-k8s.io v1beta2 ordo-system/ordo-scheduler-metrics:10259" -- \
+    k get apiservice v1beta2.visibility.kueue.x-k8s.io -o \
+    jsonpath='{.spec.group} {.spec.version} {.spec.service.namespace}/{.spec.service.name}:{.spec.service.port}'
+check "... its Service exists, with that port" 0 "10259" -- \
+    k -n ordo-system get service ordo-scheduler-metrics \
+    -o jsonpath='{.spec.ports[0].port}'
+python3 - "$tmp/deploy.yaml" >"$tmp/apisvc.yaml" <<'PY'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+for d in docs:
+    if d["kind"] == "APIService":
+        d["spec"]["service"]["port"] = 443
+yaml.safe_dump_all(docs, sys.stdout)
+PY
+check "... and wiring says so of an APIService on a port no Service has" 1 \
+    "APIService: no Service port" -- python3 "$judge" wiring "$tmp/apisvc.yaml"
 check "the manifests agree (ports, probes, selectors, bindings, webhook)" 0 \
     "wiring: 0 problems" -- python3 "$judge" wiring "$tmp/deploy.yaml"
 sed 's/--listen=0.0.0.0:10259/--listen=0.0.0.0:8080/' "$tmp/deploy.yaml" \
@@ -133,6 +151,9 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
             a = a.replace("/etc/ordo/config/scheduler.yaml", tmp + "/scheduler.yaml")
             a = a.replace("/etc/ordo/webhook/tls.crt", tmp + "/client.crt")
             a = a.replace("/etc/ordo/webhook/tls.key", tmp + "/client.key")
+            a = a.replace("/etc/ordo/visibility/tls.crt", tmp + "/client.crt")
+            a = a.replace("/etc/ordo/visibility/tls.key", tmp + "/client.key")
+            a = a.replace("/etc/ordo/front-proxy/ca.crt", tmp + "/client.crt")
             a = a.replace("0.0.0.0:10259", "127.0.0.1:0").replace("0.0.0.0:9443", "127.0.0.1:0")
             print("--kubeconfig=" + tmp + "/sched.kubeconfig" if a == "--cluster" else a)
 PY

@@ -6,7 +6,9 @@
 # 200 once one does; /metrics parses and says what happened (one admitted,
 # three pending, every informer synced, binds and API requests counted);
 # /queues lists the pending workloads in the order --explain gives, per
-# ClusterQueue and LocalQueue, with limit and offset; a clean SIGTERM.
+# ClusterQueue and LocalQueue, with limit and offset; the LocalQueue
+# metrics (values as /queues lists them, a deleted LocalQueue's series
+# gone, --no-local-queue-metrics); a clean SIGTERM.
 # Bounded by ORDO_OBS_TIMEOUT seconds (default 120). Skips (77) without
 # the emulator, kubectl, curl, python3-prometheus-client or python3-yaml.
 set -u
@@ -70,6 +72,35 @@ check "sim: three inadmissible" 0 "^3$" -- metric "$tmp/sim.prom" \
     kueue_pending_workloads cluster_queue=q status=inadmissible replica_role=$r
 check "sim: none active" 0 "^0$" -- metric "$tmp/sim.prom" \
     kueue_pending_workloads cluster_queue=q status=active
+# LocalQueue metrics: lq-a holds the urgent one and two waiting, lq-b one.
+check "sim: lq-a two inadmissible" 0 "^2$" -- metric "$tmp/sim.prom" \
+    kueue_local_queue_pending_workloads namespace=team name=lq-a \
+    status=inadmissible replica_role=$r
+check "sim: lq-b one inadmissible" 0 "^1$" -- metric "$tmp/sim.prom" \
+    kueue_local_queue_pending_workloads namespace=team name=lq-b \
+    status=inadmissible
+check "sim: lq-a reserving one" 0 "^1$" -- metric "$tmp/sim.prom" \
+    kueue_local_queue_reserving_active_workloads namespace=team name=lq-a
+check "sim: lq-b reserving none" 0 "^0$" -- metric "$tmp/sim.prom" \
+    kueue_local_queue_admitted_active_workloads namespace=team name=lq-b
+check "sim: lq-a admitted the urgent one" 0 "^1$" -- metric "$tmp/sim.prom" \
+    kueue_local_queue_admitted_workloads_total namespace=team name=lq-a \
+    priority_class=urgent
+check "sim: lq-a uses 1 cpu" 0 "^1$" -- metric "$tmp/sim.prom" \
+    kueue_local_queue_resource_usage namespace=team name=lq-a \
+    flavor=default resource=cpu
+check "sim: lq-b reserves 0 cpu" 0 "^0$" -- metric "$tmp/sim.prom" \
+    kueue_local_queue_resource_reservation namespace=team name=lq-b \
+    flavor=default resource=cpu
+check "sim: ordo_build_info 1" 0 "^1$" -- metric "$tmp/sim.prom" \
+    ordo_build_info version="$("$bin" --version | awk '{print $2}')"
+"$bin" --sim "$data" --plugin-dir "$plugins" --no-progress \
+    --no-local-queue-metrics --metrics-out "$tmp/nolq.prom" >/dev/null 2>&1
+check "--no-local-queue-metrics: none" 1 "" -- \
+    grep kueue_local_queue_ "$tmp/nolq.prom"
+check "--no-local-queue-metrics: the ClusterQueue's still" 0 "^3$" -- \
+    metric "$tmp/nolq.prom" kueue_pending_workloads cluster_queue=q \
+    status=inadmissible
 check "sim: waited 0 s" 0 "^0$" -- metric "$tmp/sim.prom" \
     kueue_admission_wait_time_seconds_sum cluster_queue=q
 check "sim: wait within the first bucket" 0 "^1$" -- metric "$tmp/sim.prom" \
@@ -213,6 +244,39 @@ check "local queue" 0 "^j-mid:1:0:lq-a j-low:2:1:lq-a$" -- \
 check "the aggregated API's path too" 0 "^j-high:0:0:lq-b$" -- \
     order "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/q/pendingworkloads?limit=1"
 check "overview" 0 '"pending":3' -- curl -sf "$url/queues"
+# Each LocalQueue's pending gauges add up to what /queues lists for it.
+lq_pending() {
+    curl -s "$url/metrics" >"$tmp/lq.prom"
+    echo $(($(metric "$tmp/lq.prom" kueue_local_queue_pending_workloads \
+        namespace=team name=$1 status=active replica_role=leader) + \
+        $(metric "$tmp/lq.prom" kueue_local_queue_pending_workloads \
+        namespace=team name=$1 status=inadmissible replica_role=leader)))
+}
+lq_listed() {
+    curl -sf "$url/queues/namespaces/team/localqueues/$1/pendingworkloads" |
+        "$py" -c 'import json, sys; print(len(json.load(sys.stdin)["items"]))'
+}
+for lq in lq-a lq-b; do
+    want=$(lq_listed $lq)
+    check "$lq: pending metrics = /queues ($want)" 0 "^$want$" -- lq_pending $lq
+done
+check "lq-a: admitted the urgent one" 0 "^1$" -- metric "$tmp/lq.prom" \
+    kueue_local_queue_admitted_workloads_total namespace=team name=lq-a \
+    priority_class=urgent replica_role=leader
+check "lq-a: uses 1 cpu" 0 "^1$" -- metric "$tmp/lq.prom" \
+    kueue_local_queue_resource_usage namespace=team name=lq-a \
+    flavor=default resource=cpu
+check "ordo_build_info" 0 "^1$" -- metric "$tmp/lq.prom" ordo_build_info
+# A LocalQueue deleted: its series go.
+check "lq-b deleted" 0 "deleted" -- k delete localqueue -n team lq-b
+gone() {
+    curl -s "$url/metrics" >"$tmp/gone.prom" &&
+        ! grep -q 'name="lq-b"' "$tmp/gone.prom"
+}
+until gone || [ $SECONDS -ge $deadline ]; do sleep 0.2; done
+check "lq-b's series gone" 1 "" -- grep 'name="lq-b"' "$tmp/gone.prom"
+check "lq-a's kept" 0 "^1$" -- metric "$tmp/gone.prom" \
+    kueue_local_queue_reserving_active_workloads namespace=team name=lq-a
 check "unknown ClusterQueue 404" 0 "404" -- get /queues/clusterqueues/nope/pendingworkloads
 check "bad limit 400" 0 "400" -- get "$cq?limit=-1"
 

@@ -75,6 +75,9 @@ const struct emu_kind emu_kinds[] = {
      NULL, false, false, 29, true},
     {"monitoring.coreos.com", "v1", "servicemonitors", "servicemonitor",
      "ServiceMonitor", true, "smon", false, true, 30, true},
+    /* The visibility API's registration (examples/deploy/ordo). */
+    {"apiregistration.k8s.io", "v1", "apiservices", "apiservice", "APIService",
+     false, NULL, true, false, 31, true},
 };
 const size_t emu_nkinds = sizeof(emu_kinds) / sizeof(emu_kinds[0]);
 

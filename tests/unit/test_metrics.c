@@ -1,6 +1,7 @@
 /* test_metrics.c - the metrics registry and its Prometheus text format:
  * exact decimals, escaping of label values, cumulative histogram buckets
- * with +Inf, gauges hidden until set, bad names refused. */
+ * with +Inf, gauges hidden until set, series of objects gone freed, bad
+ * names refused. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -140,6 +141,42 @@ static void test_gauges(void **state)
     metrics_free(m);
 }
 
+static bool not_b(void *data, const char *const *values)
+{
+    (*(int *)data)++;
+    return strcmp(values[0], "b") != 0;
+}
+
+/* Series of an object gone are freed; the others keep their values. */
+static void test_retain(void **state)
+{
+    (void)state;
+    struct metrics *m;
+    struct metric_family *f;
+    assert_int_equal(metrics_new(&m), 0);
+    struct metric_desc d = {
+        .name = "n_total", .type = METRIC_COUNTER, .labels = {"q"}};
+    assert_int_equal(metrics_register(m, &d, &f), 0);
+    const char *a[] = {"a"}, *b[] = {"b"}, *c[] = {"c"};
+    metrics_add(metrics_series(f, a), 1);
+    metrics_add(metrics_series(f, b), 2);
+    metrics_add(metrics_series(f, c), 3);
+    int calls = 0;
+    metrics_family_retain(f, not_b, &calls);
+    assert_int_equal(calls, 3);
+    char *s = text(m);
+    assert_non_null(strstr(s, "n_total{q=\"a\"} 1\n"));
+    assert_null(strstr(s, "q=\"b\""));
+    assert_non_null(strstr(s, "n_total{q=\"c\"} 3\n"));
+    free(s);
+    /* b again starts from 0. */
+    metrics_add(metrics_series(f, b), 5);
+    s = text(m);
+    assert_non_null(strstr(s, "n_total{q=\"b\"} 5\n"));
+    free(s);
+    metrics_free(m);
+}
+
 static void test_bad(void **state)
 {
     (void)state;
@@ -179,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_counter_escaping),
         cmocka_unit_test(test_histogram),
         cmocka_unit_test(test_gauges),
+        cmocka_unit_test(test_retain),
         cmocka_unit_test(test_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

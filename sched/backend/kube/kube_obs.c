@@ -173,7 +173,9 @@ int kube_obs_start(struct kube_obs *ob, struct scheduler *s,
     struct sched_metrics_options mo = {.now_ns = mono_ns,
                                        .replica_role = role,
                                        .on_scrape = on_scrape,
-                                       .data = ob};
+                                       .data = ob,
+                                       .no_local_queue_metrics =
+                                           ob->o.no_local_queue_metrics};
     int r = sched_metrics_new(s, &mo, &ob->m);
     if (r < 0)
         return err_set(e, -r, "metrics: %s", strerror(-r));
@@ -211,17 +213,23 @@ int kube_obs_start(struct kube_obs *ob, struct scheduler *s,
         .listen = ob->o.listen,
         .cert_file = ob->o.cert_file,
         .key_file = ob->o.key_file,
+        .client_ca_file = ob->o.client_ca_file,
+        .client_names = ob->o.client_names,
         .s = s,
         .metrics = ob->m,
         .ready = ready,
         .ready_data = ob,
         .replica = ob->o.replica,
+        .reload_tls = true,
     };
     if ((r = http_server_new(&ho, &ob->http, e)) < 0)
         return r;
-    LOG_I("serving /metrics /healthz /readyz /queues on %s (port %u)%s",
+    LOG_I("serving /metrics /healthz /readyz /queues on %s (port %u)%s%s",
           ob->o.listen, (unsigned)http_server_port(ob->http),
-          ob->o.cert_file ? " over TLS" : "");
+          ob->o.cert_file ? " over TLS" : "",
+          ob->o.client_ca_file ? ", client certificates of --listen-client-ca "
+                                 "required but for the probes"
+                               : "");
     return 0;
 }
 
@@ -247,17 +255,17 @@ void kube_obs_free(struct kube_obs *ob)
     free(ob);
 }
 
-/* Rotated webhook certificates, every few seconds. */
-static void reload_webhook(struct kube_obs *ob)
+/* Rotated certificates (cert-manager), every few seconds. */
+static void reload(struct http_server *h, const char *what)
 {
     struct err e;
-    if (!ob->hook || !http_server_reload_due(ob->hook))
+    if (!h || !http_server_reload_due(h))
         return;
-    int r = http_server_reload(ob->hook, &e);
+    int r = http_server_reload(h, &e);
     if (r > 0)
-        LOG_I("webhook: certificate and key read again");
+        LOG_I("%s: certificate and key read again", what);
     else if (r < 0)
-        LOG_E("webhook: %s", e.msg);
+        LOG_E("%s: %s", what, e.msg);
 }
 
 int kube_obs_process(struct kube_obs *ob, struct krequests *q, int timeout_ms)
@@ -280,6 +288,7 @@ int kube_obs_process(struct kube_obs *ob, struct krequests *q, int timeout_ms)
     for (int i = 0; i < 2; i++)
         if (srv[i])
             http_server_run(srv[i]);
-    reload_webhook(ob);
+    reload(ob->hook, "webhook");
+    reload(ob->http, "--listen");
     return r;
 }

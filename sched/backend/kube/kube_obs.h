@@ -13,6 +13,9 @@
 struct kube_obs_options {
     const char *listen;               /* NULL: no endpoints */
     const char *cert_file, *key_file; /* TLS for them */
+    const char *client_ca_file;       /* client certificates (http_server.h) */
+    const char *client_names;         /* their common names, comma-separated */
+    bool no_local_queue_metrics;      /* sched_metrics.h */
     struct replica_info replica;      /* who leads; NULL role: standalone */
     /* --webhook-listen HOST:PORT with --webhook-cert/--webhook-key (both
      * required): the admission webhook of kube_webhook.h, on every

@@ -366,8 +366,10 @@ int sim_run(const struct sched_config *cfg, struct plugin_registry *plugins,
     if (r == 0 && !(sm.copies = arena_new()))
         r = -ENOMEM;
     /* On the virtual clock (no options): the values are exact. */
+    struct sched_metrics_options mo = {
+        .no_local_queue_metrics = opt->no_local_queue_metrics};
     if (r == 0 && opt->metrics_out)
-        r = sched_metrics_new(sm.s, NULL, &metrics);
+        r = sched_metrics_new(sm.s, &mo, &metrics);
     sm.tty = opt->progress && isatty(STDERR_FILENO);
     log_set_virtual_clock(sim_log_clock, &sm);
     if (r == 0)

@@ -49,6 +49,7 @@ struct sim_options {
     const char *plot_dir; /* --plot DIR (SVG), or NULL */
     /* --metrics-out FILE: the Prometheus exposition at the end, or NULL. */
     const char *metrics_out;
+    bool no_local_queue_metrics; /* --no-local-queue-metrics */
     bool progress;      /* progress bar on stderr (a TTY) */
     bool check;         /* check invariants after every instant */
     bool strict; /* --strict: manifest warnings and missing references are
